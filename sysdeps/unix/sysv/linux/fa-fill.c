@@ -1,0 +1,252 @@
+/* Allocation by writing zeros, for filesystems (EOPNOTSUPP) and kernels or
+   sandboxes (ENOSYS) where fallocate cannot allocate.
+
+   Guarantee: no byte that holds data is ever changed.  Zeros are written
+   only
+   - past the end of file, in 1 MiB writes from one zero buffer, while the
+     size is still the one we made (an fstat before every write tells), and
+   - into holes, one zero byte per block, each block checked to be a hole
+     (lseek SEEK_DATA) just before its byte is written.
+
+   Race: a writer that fills a hole block between that check and our write
+   can have one byte of its data zeroed: the window glibc's pread/pwrite
+   probe has, and never wider.  Past the end of file a concurrent writer
+   changes the size; we see it before our next large write and go on the
+   block-by-block way.  No other window exists.
+
+   Filesystems that cannot report holes (SEEK_HOLE finds none in a file
+   whose st_blocks say it is sparse) are probed by reading one byte per
+   block instead: a block whose byte is zero gets a zero written there.
+
+   O_WRONLY descriptors work (lseek needs no read access).  O_APPEND ones
+   would make pwrite append, so we write through a second descriptor
+   opened on /proc/self/fd/N without O_APPEND; if that cannot be had, only
+   a pure extension (which appending does exactly) is possible, else EBADF.
+
+   Failure part way (ENOSPC, EIO, EFBIG): the size we added is truncated
+   away again, unless someone else has extended the file further; blocks
+   filled inside holes stay allocated and read as zeros, as before.  A
+   request larger than the free space fails with ENOSPC before any write.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include "fa-internal.h"
+
+#define CHUNK (1 << 20)
+static const char zeros[CHUNK];
+
+/* The checks of vfs_fallocate, in its order, so that a call gets the same
+   answer whether the kernel or this file decides.  A directory cannot be
+   open for writing, so EISDIR cannot arise here; block devices (fixed
+   size) and all other files get ENODEV, as with glibc.  */
+static int
+check (int fd, int64_t off, int64_t len, int *flags, struct stat64 *st)
+{
+  int attr;
+
+  *flags = fcntl (fd, F_GETFL);
+  if (*flags < 0 || (*flags & O_PATH))
+    return EBADF;
+  if (off < 0 || len <= 0)
+    return EINVAL;
+  if ((*flags & O_ACCMODE) == O_RDONLY || fstat64 (fd, st) < 0)
+    return EBADF;
+  if (S_ISFIFO (st->st_mode))
+    return ESPIPE;
+  if (!S_ISREG (st->st_mode))
+    return ENODEV;
+  if (ioctl (fd, FS_IOC_GETFLAGS, &attr) == 0 && (attr & FS_IMMUTABLE_FL))
+    return EPERM;
+  if (off > INT64_MAX - len)
+    return EFBIG;
+  return 0;
+}
+
+/* A second descriptor for the same file, or -1.  */
+static int
+reopen (int fd, int flags, const struct stat64 *st)
+{
+  char path[32];
+  struct stat64 again;
+  int nfd;
+
+  snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
+  nfd = open (path, flags | O_CLOEXEC | O_NOCTTY);
+  if (nfd >= 0 && (fstat64 (nfd, &again) < 0 || again.st_dev != st->st_dev
+		   || again.st_ino != st->st_ino))
+    {
+      close (nfd);
+      nfd = -1;
+    }
+  return nfd;
+}
+
+static int
+put_zeros (int fd, int64_t pos, size_t n)
+{
+  while (n > 0)
+    {
+      ssize_t w = pwrite64 (fd, zeros, n, pos);
+      if (w < 0 && errno != EINTR)
+	return errno;
+      if (w > 0)
+	{
+	  pos += w;
+	  n -= (size_t) w;
+	}
+    }
+  return 0;
+}
+
+/* 1 if the byte at AT is in a hole (or past the end), 0 if in data, -1.  */
+static int
+is_hole (int rfd, int64_t at, int blind)
+{
+  if (blind)
+    {
+      char c;
+      ssize_t r = pread64 (rfd, &c, 1, at);
+      return r < 0 ? -1 : r == 0 || c == 0;
+    }
+  int64_t d = lseek64 (rfd, at, SEEK_DATA);
+  if (d < 0)
+    return errno == ENXIO ? 1 : -1;
+  return d != at;
+}
+
+/* Allocate each block of [from, to) that is a hole right now, by writing
+   one zero byte: the last byte of the block within the range, so that the
+   last write past the end of file makes the size reach TO.  */
+static int
+fill_blocks (int rfd, int wfd, int64_t from, int64_t to, int64_t bs, int blind)
+{
+  for (int64_t b = from - from % bs; b < to; b += bs)
+    {
+      int64_t last = (b + bs < to ? b + bs : to) - 1;
+      int hole = is_hole (rfd, last, blind);
+      if (hole < 0)
+	return errno;
+      if (hole && put_zeros (wfd, last, 1))
+	return errno;
+    }
+  return 0;
+}
+
+/* The holes of [from, to): with WFD < 0 their size in bytes, else filled;
+   -errno on failure.  */
+static int64_t
+walk_holes (int rfd, int wfd, int64_t from, int64_t to, int64_t bs)
+{
+  int64_t bytes = 0;
+
+  while (from < to)
+    {
+      int64_t h = lseek64 (rfd, from, SEEK_HOLE), d;
+      if (h < 0)
+	return errno == ENXIO ? bytes : -errno;
+      if (h >= to)
+	break;
+      d = lseek64 (rfd, h, SEEK_DATA);
+      if (d < 0 && errno != ENXIO)
+	return -errno;
+      if (d < 0 || d > to)
+	d = to;
+      if (wfd >= 0)
+	{
+	  int err = fill_blocks (rfd, wfd, h, d, bs, 0);
+	  if (err)
+	    return -err;
+	}
+      bytes += d - h;
+      from = d;
+    }
+  return bytes;
+}
+
+/* The part past the end of file, in large writes while the size is ours.
+   Sets *MADE to the size we made; returns 0 or an error.  */
+static int
+extend (int rfd, int wfd, int64_t pos, int64_t end, int64_t bs, int blind,
+	int64_t *made)
+{
+  struct stat64 now;
+
+  while (pos < end)
+    {
+      size_t n = end - pos < CHUNK ? (size_t) (end - pos) : CHUNK;
+      int err;
+
+      if (fstat64 (wfd, &now) < 0)
+	return errno;
+      if (now.st_size != *made)
+	return fill_blocks (rfd, wfd, pos, end, bs, blind);
+      err = put_zeros (wfd, pos, n);
+      if (err)
+	return err;
+      pos += n;
+      *made = pos;
+    }
+  return 0;
+}
+
+int
+__fa_fill (int fd, int64_t off, int64_t len)
+{
+  struct stat64 st;
+  struct statvfs64 vfs;
+  int flags, err = check (fd, off, len, &flags, &st);
+  int rfd = fd, wfd = fd, blind;
+  int64_t end, size0, lim, tail, holes = 0, made, bs = 4096;
+
+  if (err)
+    return err;
+  end = off + len;
+  size0 = made = st.st_size;
+  lim = end < size0 ? end : size0;
+  tail = end > size0 ? end - (off > size0 ? off : size0) : 0;
+
+  /* The step must not exceed the filesystem's block, or blocks would be
+     skipped; 4096 (a page) is glibc's cap too.  */
+  if (fstatvfs64 (fd, &vfs) < 0)
+    return errno;
+  if (vfs.f_bsize >= 512 && vfs.f_bsize < 4096)
+    bs = (int64_t) vfs.f_bsize;
+
+  blind = off < lim && lseek64 (fd, 0, SEEK_HOLE) >= size0
+	  && st.st_blocks * 512 < size0;
+  if (blind && (flags & O_ACCMODE) != O_RDWR
+      && (rfd = reopen (fd, O_RDONLY, &st)) < 0)
+    return EBADF;
+  if (!blind && (holes = walk_holes (fd, -1, off, lim, bs)) < 0)
+    err = (int) -holes;
+  else if ((uint64_t) (holes + tail) > (uint64_t) vfs.f_bfree * vfs.f_frsize)
+    err = ENOSPC;
+  else if ((flags & O_APPEND)
+	   && (wfd = reopen (fd, O_WRONLY | (flags & O_SYNC), &st)) < 0)
+    {
+      /* Appending writes exactly where a pure extension must go.  */
+      wfd = fd;
+      if (off > size0 || holes > 0 || blind)
+	err = EBADF;
+    }
+  if (!err)
+    err = extend (rfd, wfd, off > size0 ? off : size0, end, bs, blind, &made);
+  if (!err && blind)
+    err = fill_blocks (rfd, wfd, off, lim, bs, 1);
+  else if (!err && (holes = walk_holes (rfd, wfd, off, lim, bs)) < 0)
+    err = (int) -holes;
+  if (err && made > size0 && fstat64 (wfd, &st) == 0 && st.st_size == made)
+    ftruncate64 (wfd, size0);
+  if (rfd != fd)
+    close (rfd);
+  if (wfd != fd)
+    close (wfd);
+  return err;
+}
