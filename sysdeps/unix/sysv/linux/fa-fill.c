@@ -6,7 +6,7 @@
    - past the end of file, in 1 MiB writes from one zero buffer, while the
      size is still the one we made (an fstat before every write tells), and
    - into holes, one zero byte per block, each block checked to be a hole
-     (lseek SEEK_DATA) just before its byte is written.
+     (lseek SEEK_HOLE lands on it) just before its byte is written.
 
    Race: a writer that fills a hole block between that check and our write
    can have one byte of its data zeroed: the window glibc's pread/pwrite
@@ -115,10 +115,12 @@ is_hole (int rfd, int64_t at, int blind)
       ssize_t r = pread64 (rfd, &c, 1, at);
       return r < 0 ? -1 : r == 0 || c == 0;
     }
-  int64_t d = lseek64 (rfd, at, SEEK_DATA);
-  if (d < 0)
+  /* SEEK_HOLE, not SEEK_DATA: from inside a hole, SEEK_DATA walks to the
+     hole's end (block by block on ext2), SEEK_HOLE stops at once.  */
+  int64_t h = lseek64 (rfd, at, SEEK_HOLE);
+  if (h < 0)
     return errno == ENXIO ? 1 : -1;
-  return d != at;
+  return h == at;
 }
 
 /* Allocate each block of [from, to) that is a hole right now, by writing
