@@ -273,6 +273,9 @@ main (int argc, char **argv)
   scenarios ("O_RDWR", O_RDWR);
   scenarios ("O_WRONLY", O_WRONLY);
   scenarios ("O_APPEND", O_WRONLY | O_APPEND);
+  /* The fallback writes through a second descriptor without O_*SYNC.  */
+  scenarios ("O_DSYNC", O_RDWR | O_DSYNC);
+  scenarios ("O_SYNC|O_APPEND", O_WRONLY | O_SYNC | O_APPEND);
   enospc ();
   reserve ();
   return t_done ();

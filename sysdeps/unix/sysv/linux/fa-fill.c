@@ -22,6 +22,10 @@
    would make pwrite append, so we write through a second descriptor
    opened on /proc/self/fd/N without O_APPEND; if that cannot be had, only
    a pure extension (which appending does exactly) is possible, else EBADF.
+   O_SYNC and O_DSYNC ones would wait for the disk at each of thousands of
+   small writes, so we write through such a second descriptor without them
+   too and sync once at the end (if it cannot be had, through the first,
+   slowly): the zeros are as durable on return either way.
 
    Failure part way (ENOSPC, EIO, EFBIG): the size we added is truncated
    away again, unless someone else has extended the file further; blocks
@@ -230,12 +234,12 @@ __fa_fill (int fd, int64_t off, int64_t len)
     err = (int) -holes;
   else if ((uint64_t) (holes + tail) > (uint64_t) vfs.f_bfree * vfs.f_frsize)
     err = ENOSPC;
-  else if ((flags & O_APPEND)
-	   && (wfd = reopen (fd, O_WRONLY | (flags & O_SYNC), &st)) < 0)
+  else if ((flags & (O_APPEND | O_DSYNC))
+	   && (wfd = reopen (fd, O_WRONLY, &st)) < 0)
     {
       /* Appending writes exactly where a pure extension must go.  */
       wfd = fd;
-      if (off > size0 || holes > 0 || blind)
+      if ((flags & O_APPEND) && (off > size0 || holes > 0 || blind))
 	err = EBADF;
     }
   if (!err)
@@ -244,6 +248,9 @@ __fa_fill (int fd, int64_t off, int64_t len)
     err = fill_blocks (rfd, wfd, off, lim, bs, 1);
   else if (!err && (holes = walk_holes (rfd, wfd, off, lim, bs)) < 0)
     err = (int) -holes;
+  if (!err && wfd != fd && (flags & O_DSYNC)
+      && ((flags & O_SYNC) == O_SYNC ? fsync (wfd) : fdatasync (wfd)) < 0)
+    err = errno;
   if (err && made > size0 && fstat64 (wfd, &st) == 0 && st.st_size == made)
     ftruncate64 (wfd, size0);
   if (rfd != fd)
