@@ -44,7 +44,9 @@
 #include "fa-internal.h"
 
 #define CHUNK (1 << 20)
-static const char zeros[CHUNK];
+/* Not const: .bss costs nothing, .rodata would put a megabyte of zeros in
+   the library file.  Never written.  */
+static char zeros[CHUNK];
 
 /* The checks of vfs_fallocate, in its order, so that a call gets the same
    answer whether the kernel or this file decides.  A directory cannot be
