@@ -156,8 +156,11 @@ scenarios (const char *how, int flags)
       build (fd, l);
       int64_t size0 = t_size (fd);
       int cfd = flags == O_RDWR ? fd : open (path, flags);
+      lseek64 (cfd, HI_OFF + 5, SEEK_SET);
       r = call (cfd, l->off, l->len, &kept);
       t_ok (r == 0 && kept, "%s, %s: returns 0, errno kept (got %d)", l->name, how, r);
+      t_ok (lseek64 (cfd, 0, SEEK_CUR) == HI_OFF + 5,
+	    "%s, %s: file offset unchanged", l->name, how);
       verify (fd, l, size0, how);
       if (flags & O_APPEND)
 	{

@@ -18,6 +18,10 @@
    whose st_blocks say it is sparse) are probed by reading one byte per
    block instead: a block whose byte is zero gets a zero written there.
 
+   The file offset is left as it was: SEEK_HOLE and SEEK_DATA are asked
+   through a descriptor of our own (/proc/self/fd/N opened read-only), or,
+   without one, the offset is put back before returning.
+
    O_WRONLY descriptors work (lseek needs no read access).  O_APPEND ones
    would make pwrite append, so we write through a second descriptor
    opened on /proc/self/fd/N without O_APPEND; if that cannot be had, only
@@ -210,8 +214,8 @@ __fa_fill (int fd, int64_t off, int64_t len)
   struct stat64 st;
   struct statvfs64 vfs;
   int flags, err = check (fd, off, len, &flags, &st);
-  int rfd = fd, wfd = fd, blind;
-  int64_t end, size0, lim, tail, holes = 0, made, bs = 4096;
+  int rfd, wfd = fd, blind;
+  int64_t end, size0, lim, tail, holes = 0, made, bs = 4096, pos = -1;
 
   if (err)
     return err;
@@ -227,12 +231,18 @@ __fa_fill (int fd, int64_t off, int64_t len)
   if (vfs.f_bsize >= 512 && vfs.f_bsize < 4096)
     bs = (int64_t) vfs.f_bsize;
 
-  blind = off < lim && lseek64 (fd, 0, SEEK_HOLE) >= size0
+  /* lseek moves the offset of the open file description, which is the
+     caller's: seek on a descriptor of our own, or else put it back.  */
+  if ((rfd = reopen (fd, O_RDONLY, &st)) < 0)
+    {
+      rfd = fd;
+      pos = lseek64 (fd, 0, SEEK_CUR);
+    }
+  blind = off < lim && lseek64 (rfd, 0, SEEK_HOLE) >= size0
 	  && st.st_blocks * 512 < size0;
-  if (blind && (flags & O_ACCMODE) != O_RDWR
-      && (rfd = reopen (fd, O_RDONLY, &st)) < 0)
-    return EBADF;
-  if (!blind && (holes = walk_holes (fd, -1, off, lim, bs)) < 0)
+  if (blind && rfd == fd && (flags & O_ACCMODE) != O_RDWR)
+    err = EBADF;
+  else if (!blind && (holes = walk_holes (rfd, -1, off, lim, bs)) < 0)
     err = (int) -holes;
   else if ((uint64_t) (holes + tail) > (uint64_t) vfs.f_bfree * vfs.f_frsize)
     err = ENOSPC;
@@ -257,6 +267,8 @@ __fa_fill (int fd, int64_t off, int64_t len)
     ftruncate64 (wfd, size0);
   if (rfd != fd)
     close (rfd);
+  else if (pos >= 0)
+    lseek64 (fd, pos, SEEK_SET);
   if (wfd != fd)
     close (wfd);
   return err;
