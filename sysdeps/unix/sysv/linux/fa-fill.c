@@ -29,7 +29,9 @@
    O_SYNC and O_DSYNC ones would wait for the disk at each of thousands of
    small writes, so we write through such a second descriptor without them
    too and sync once at the end (if it cannot be had, through the first,
-   slowly): the zeros are as durable on return either way.
+   slowly): the zeros are as durable on return either way.  O_DIRECT ones
+   refuse one-byte writes (EINVAL, glibc's fallback fails so): the
+   second descriptor is opened without O_DIRECT too.
 
    Failure part way (ENOSPC, EIO, EFBIG): the size we added is truncated
    away again, unless someone else has extended the file further; blocks
@@ -246,7 +248,7 @@ __fa_fill (int fd, int64_t off, int64_t len)
     err = (int) -holes;
   else if ((uint64_t) (holes + tail) > (uint64_t) vfs.f_bfree * vfs.f_frsize)
     err = ENOSPC;
-  else if ((flags & (O_APPEND | O_DSYNC))
+  else if ((flags & (O_APPEND | O_DSYNC | O_DIRECT))
 	   && (wfd = reopen (fd, O_WRONLY, &st)) < 0)
     {
       /* Appending writes exactly where a pure extension must go.  */
