@@ -16,7 +16,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gnu/libc-version.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -455,7 +454,7 @@ lacks_fallocate (const char *dir)
 static void
 machine (void)
 {
-  char line[256], model[256] = "?";
+  char line[256], model[256] = "?", libc[64] = "?";
   struct utsname u;
   FILE *f = fopen ("/proc/cpuinfo", "r");
 
@@ -469,9 +468,10 @@ machine (void)
   if (f)
     fclose (f);
   uname (&u);
-  printf ("machine: %s, %ld cpus; kernel %s %s %s; glibc %s; libfallocate %s\n",
+  confstr (_CS_GNU_LIBC_VERSION, libc, sizeof libc);
+  printf ("machine: %s, %ld cpus; kernel %s %s %s; %s; libfallocate %s\n",
 	  model, sysconf (_SC_NPROCESSORS_ONLN), u.sysname, u.release,
-	  u.machine, gnu_get_libc_version (), PACKAGE_VERSION);
+	  u.machine, libc, PACKAGE_VERSION);
 }
 
 /* Ours and glibc's, and proof that they are not the same functions.  */
