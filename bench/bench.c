@@ -550,11 +550,14 @@ main (int argc, char **argv)
 	  "repetitions: case 1 %d x %d calls, cases 2-5 %d, case 6 %d starts; "
 	  "medians\n", BIG / MiB, DSYNC / MiB, PIECE / 1024, CALL_REPS, CALLS,
 	  REPS, STARTS);
+  int real[ndirs];
   for (int i = 0; i < ndirs; i++)
-    printf ("dir %s: %s, fallback %s\n", dirs[i],
-	    fstype (dirs[i], fs, sizeof fs),
-	    lacks_fallocate (dirs[i]) ? "real (no fallocate)"
-	    : "forced (seccomp: fallocate fails with EOPNOTSUPP)");
+    {
+      real[i] = lacks_fallocate (dirs[i]);
+      printf ("dir %s: %s, fallback %s\n", dirs[i],
+	      fstype (dirs[i], fs, sizeof fs), real[i] ? "real (no fallocate)"
+	      : "forced (seccomp: fallocate fails with EOPNOTSUPP)");
+    }
   printf ("\n| %-44s | %-6s | %10s | %10s | %7s | %9s | %-15s |\n", "case",
 	  "fs", "ours", "reference", "ratio", "speed-up", "target (ratio)");
   printf ("|%.46s|%.8s|%.12s|%.12s|%.9s|%.11s|%.17s|\n",
@@ -568,8 +571,7 @@ main (int argc, char **argv)
     case_syscall (sd, fstype (sd, fs, sizeof fs));
   if (strpbrk (cases, "2345"))
     for (int i = 0; i < ndirs; i++)
-      fallback_cases (dirs[i], fstype (dirs[i], fs, sizeof fs),
-		      lacks_fallocate (dirs[i]));
+      fallback_cases (dirs[i], fstype (dirs[i], fs, sizeof fs), real[i]);
   if (strchr (cases, '6'))
     case_preload (shim);
   printf ("\nreference: glibc, except 2b (zeros written by 1 MiB pwrites), "
