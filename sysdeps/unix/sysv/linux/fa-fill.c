@@ -5,8 +5,8 @@
    only
    - past the end of file, in 1 MiB writes from one zero buffer, while the
      size is still the one we made (an fstat before every write tells), and
-   - into holes, one zero byte per block, each block checked to be a hole
-     (lseek SEEK_HOLE lands on it) just before its byte is written.
+   - into holes, one zero byte per block, each written at an offset where
+     lseek SEEK_HOLE has just found a hole (or the end of file).
 
    Race: a writer that fills a hole block between that check and our write
    can have one byte of its data zeroed: the window glibc's pread/pwrite
@@ -153,8 +153,8 @@ fill_blocks (int rfd, int wfd, int64_t from, int64_t to, int64_t bs, int blind)
   return 0;
 }
 
-/* The holes of [from, to): with WFD < 0 their size in bytes, else filled;
-   -errno on failure.  */
+/* The holes of [from, to): with WFD < 0 their size in bytes, else filled
+   block by block; -errno on failure.  */
 static int64_t
 walk_holes (int rfd, int wfd, int64_t from, int64_t to, int64_t bs)
 {
@@ -167,17 +167,18 @@ walk_holes (int rfd, int wfd, int64_t from, int64_t to, int64_t bs)
 	return errno == ENXIO ? bytes : -errno;
       if (h >= to)
 	break;
-      d = lseek64 (rfd, h, SEEK_DATA);
-      if (d < 0 && errno != ENXIO)
+      if (wfd >= 0)
+	{
+	  /* That SEEK_HOLE was the check: the byte at H is in a hole.  */
+	  int err = put_zeros (wfd, h, 1);
+	  if (err)
+	    return -err;
+	  d = h - h % bs + bs;
+	}
+      else if ((d = lseek64 (rfd, h, SEEK_DATA)) < 0 && errno != ENXIO)
 	return -errno;
       if (d < 0 || d > to)
 	d = to;
-      if (wfd >= 0)
-	{
-	  int err = fill_blocks (rfd, wfd, h, d, bs, 0);
-	  if (err)
-	    return -err;
-	}
       bytes += d - h;
       from = d;
     }
