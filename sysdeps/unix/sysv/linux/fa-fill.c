@@ -5,8 +5,8 @@
    only
    - past the end of file, in 1 MiB writes from one zero buffer, while the
      size is still the one we made (an fstat before every write tells), and
-   - into holes, one zero byte per block, each block checked to be a hole
-     (lseek SEEK_DATA) just before its byte is written.
+   - into holes, one zero byte per block, each written at an offset where
+     lseek SEEK_HOLE has just found a hole (or the end of file).
 
    Race: a writer that fills a hole block between that check and our write
    can have one byte of its data zeroed: the window glibc's pread/pwrite
@@ -18,10 +18,20 @@
    whose st_blocks say it is sparse) are probed by reading one byte per
    block instead: a block whose byte is zero gets a zero written there.
 
+   The file offset is left as it was: SEEK_HOLE and SEEK_DATA are asked
+   through a descriptor of our own (/proc/self/fd/N opened read-only), or,
+   without one, the offset is put back before returning.
+
    O_WRONLY descriptors work (lseek needs no read access).  O_APPEND ones
    would make pwrite append, so we write through a second descriptor
    opened on /proc/self/fd/N without O_APPEND; if that cannot be had, only
    a pure extension (which appending does exactly) is possible, else EBADF.
+   O_SYNC and O_DSYNC ones would wait for the disk at each of thousands of
+   small writes, so we write through such a second descriptor without them
+   too and sync once at the end (if it cannot be had, through the first,
+   slowly): the zeros are as durable on return either way.  O_DIRECT ones
+   refuse one-byte writes (EINVAL, glibc's fallback fails so): the
+   second descriptor is opened without O_DIRECT too.
 
    Failure part way (ENOSPC, EIO, EFBIG): the size we added is truncated
    away again, unless someone else has extended the file further; blocks
@@ -40,7 +50,9 @@
 #include "fa-internal.h"
 
 #define CHUNK (1 << 20)
-static const char zeros[CHUNK];
+/* Not const: .bss costs nothing, .rodata would put a megabyte of zeros in
+   the library file.  Never written.  */
+static char zeros[CHUNK];
 
 /* The checks of vfs_fallocate, in its order, so that a call gets the same
    answer whether the kernel or this file decides.  A directory cannot be
@@ -115,10 +127,12 @@ is_hole (int rfd, int64_t at, int blind)
       ssize_t r = pread64 (rfd, &c, 1, at);
       return r < 0 ? -1 : r == 0 || c == 0;
     }
-  int64_t d = lseek64 (rfd, at, SEEK_DATA);
-  if (d < 0)
+  /* SEEK_HOLE, not SEEK_DATA: from inside a hole, SEEK_DATA walks to the
+     hole's end (block by block on ext2), SEEK_HOLE stops at once.  */
+  int64_t h = lseek64 (rfd, at, SEEK_HOLE);
+  if (h < 0)
     return errno == ENXIO ? 1 : -1;
-  return d != at;
+  return h == at;
 }
 
 /* Allocate each block of [from, to) that is a hole right now, by writing
@@ -139,8 +153,8 @@ fill_blocks (int rfd, int wfd, int64_t from, int64_t to, int64_t bs, int blind)
   return 0;
 }
 
-/* The holes of [from, to): with WFD < 0 their size in bytes, else filled;
-   -errno on failure.  */
+/* The holes of [from, to): with WFD < 0 their size in bytes, else filled
+   block by block; -errno on failure.  */
 static int64_t
 walk_holes (int rfd, int wfd, int64_t from, int64_t to, int64_t bs)
 {
@@ -153,17 +167,18 @@ walk_holes (int rfd, int wfd, int64_t from, int64_t to, int64_t bs)
 	return errno == ENXIO ? bytes : -errno;
       if (h >= to)
 	break;
-      d = lseek64 (rfd, h, SEEK_DATA);
-      if (d < 0 && errno != ENXIO)
+      if (wfd >= 0)
+	{
+	  /* That SEEK_HOLE was the check: the byte at H is in a hole.  */
+	  int err = put_zeros (wfd, h, 1);
+	  if (err)
+	    return -err;
+	  d = h - h % bs + bs;
+	}
+      else if ((d = lseek64 (rfd, h, SEEK_DATA)) < 0 && errno != ENXIO)
 	return -errno;
       if (d < 0 || d > to)
 	d = to;
-      if (wfd >= 0)
-	{
-	  int err = fill_blocks (rfd, wfd, h, d, bs, 0);
-	  if (err)
-	    return -err;
-	}
       bytes += d - h;
       from = d;
     }
@@ -202,8 +217,8 @@ __fa_fill (int fd, int64_t off, int64_t len)
   struct stat64 st;
   struct statvfs64 vfs;
   int flags, err = check (fd, off, len, &flags, &st);
-  int rfd = fd, wfd = fd, blind;
-  int64_t end, size0, lim, tail, holes = 0, made, bs = 4096;
+  int rfd, wfd = fd, blind;
+  int64_t end, size0, lim, tail, holes = 0, made, bs = 4096, pos = -1;
 
   if (err)
     return err;
@@ -219,21 +234,27 @@ __fa_fill (int fd, int64_t off, int64_t len)
   if (vfs.f_bsize >= 512 && vfs.f_bsize < 4096)
     bs = (int64_t) vfs.f_bsize;
 
-  blind = off < lim && lseek64 (fd, 0, SEEK_HOLE) >= size0
+  /* lseek moves the offset of the open file description, which is the
+     caller's: seek on a descriptor of our own, or else put it back.  */
+  if ((rfd = reopen (fd, O_RDONLY, &st)) < 0)
+    {
+      rfd = fd;
+      pos = lseek64 (fd, 0, SEEK_CUR);
+    }
+  blind = off < lim && lseek64 (rfd, 0, SEEK_HOLE) >= size0
 	  && st.st_blocks * 512 < size0;
-  if (blind && (flags & O_ACCMODE) != O_RDWR
-      && (rfd = reopen (fd, O_RDONLY, &st)) < 0)
-    return EBADF;
-  if (!blind && (holes = walk_holes (fd, -1, off, lim, bs)) < 0)
+  if (blind && rfd == fd && (flags & O_ACCMODE) != O_RDWR)
+    err = EBADF;
+  else if (!blind && (holes = walk_holes (rfd, -1, off, lim, bs)) < 0)
     err = (int) -holes;
   else if ((uint64_t) (holes + tail) > (uint64_t) vfs.f_bfree * vfs.f_frsize)
     err = ENOSPC;
-  else if ((flags & O_APPEND)
-	   && (wfd = reopen (fd, O_WRONLY | (flags & O_SYNC), &st)) < 0)
+  else if ((flags & (O_APPEND | O_DSYNC | O_DIRECT))
+	   && (wfd = reopen (fd, O_WRONLY, &st)) < 0)
     {
       /* Appending writes exactly where a pure extension must go.  */
       wfd = fd;
-      if (off > size0 || holes > 0 || blind)
+      if ((flags & O_APPEND) && (off > size0 || holes > 0 || blind))
 	err = EBADF;
     }
   if (!err)
@@ -242,10 +263,15 @@ __fa_fill (int fd, int64_t off, int64_t len)
     err = fill_blocks (rfd, wfd, off, lim, bs, 1);
   else if (!err && (holes = walk_holes (rfd, wfd, off, lim, bs)) < 0)
     err = (int) -holes;
+  if (!err && wfd != fd && (flags & O_DSYNC)
+      && ((flags & O_SYNC) == O_SYNC ? fsync (wfd) : fdatasync (wfd)) < 0)
+    err = errno;
   if (err && made > size0 && fstat64 (wfd, &st) == 0 && st.st_size == made)
     ftruncate64 (wfd, size0);
   if (rfd != fd)
     close (rfd);
+  else if (pos >= 0)
+    lseek64 (fd, pos, SEEK_SET);
   if (wfd != fd)
     close (wfd);
   return err;
