@@ -155,7 +155,7 @@ scenarios (const char *how, int flags)
 
       build (fd, l);
       int64_t size0 = t_size (fd);
-      int cfd = flags == O_RDWR ? fd : open (path, flags);
+      int cfd = flags == O_RDWR ? fd : open (path, flags | O_LARGEFILE);
       r = call (cfd, l->off, l->len, &kept);
       t_ok (r == 0 && kept, "%s, %s: returns 0, errno kept (got %d)", l->name, how, r);
       verify (fd, l, size0, how);

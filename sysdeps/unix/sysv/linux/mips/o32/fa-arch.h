@@ -12,6 +12,9 @@
 # define FA_HIGH_WORD_FIRST 0
 #endif
 
+/* glibc on this port also has posix_fallocate64@GLIBC_2.2 (32-bit len).  */
+#define FA_GLIBC_2_2_POSIX_FALLOCATE64 1
+
 #include "fa-words32.h"
 
 #if defined __mips__ && _MIPS_SIM == _ABIO32
