@@ -156,7 +156,7 @@ scenarios (const char *how, int flags)
 
       build (fd, l);
       int64_t size0 = t_size (fd);
-      int cfd = flags == O_RDWR ? fd : open (path, flags);
+      int cfd = flags == O_RDWR ? fd : open (path, flags | O_LARGEFILE);
       if (cfd < 0)
 	{
 	  t_unsupported ("%s, %s: open: %s", l->name, how, strerror (errno));

@@ -60,7 +60,7 @@ t_create (const char *dir, const char *name, char *path, size_t size)
 
   snprintf (path, size, "%s/%s", dir, name);
   unlink (path);
-  fd = open (path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  fd = open (path, O_RDWR | O_CREAT | O_TRUNC | O_LARGEFILE, 0644);
   if (fd < 0)
     {
       perror (path);

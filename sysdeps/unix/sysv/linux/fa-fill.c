@@ -90,7 +90,9 @@ reopen (int fd, int flags, const struct stat64 *st)
   int nfd;
 
   snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
-  nfd = open (path, flags | O_CLOEXEC | O_NOCTTY);
+  /* O_LARGEFILE: we are built without _FILE_OFFSET_BITS=64, and on 32-bit
+     ports a descriptor without it fails with EFBIG past 2 GiB.  */
+  nfd = open (path, flags | O_CLOEXEC | O_NOCTTY | O_LARGEFILE);
   if (nfd >= 0 && (fstat64 (nfd, &again) < 0 || again.st_dev != st->st_dev
 		   || again.st_ino != st->st_ino))
     {

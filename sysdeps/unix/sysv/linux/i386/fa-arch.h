@@ -4,6 +4,9 @@
 #define FA_NR_FALLOCATE 324
 #define FA_HIGH_WORD_FIRST 0
 
+/* glibc on this port also has posix_fallocate64@GLIBC_2.2 (32-bit len).  */
+#define FA_GLIBC_2_2_POSIX_FALLOCATE64 1
+
 #include "fa-words32.h"
 
 #ifdef __i386__
