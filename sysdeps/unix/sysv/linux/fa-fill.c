@@ -1,22 +1,38 @@
 /* Allocation by writing zeros, for filesystems (EOPNOTSUPP) and kernels or
    sandboxes (ENOSYS) where fallocate cannot allocate.
 
-   Guarantee: no byte that holds data is ever changed.  Zeros are written
-   only
-   - past the end of file, in 1 MiB writes from one zero buffer, while the
-     size is still the one we made (an fstat before every write tells), and
-   - into holes, one zero byte per block, each block checked to be a hole
+   Guarantee: no byte that holds data is ever changed.  Two ways:
+
+   - Mapping (Linux 5.14 and later, a descriptor that is or can be reopened
+     O_RDWR): past the end of file, one zero byte is written at the end of
+     the range, which makes the rest a hole inside the file; the pages of
+     each hole are then faulted in for writing through a shared mapping
+     (madvise MADV_POPULATE_WRITE).  The filesystem allocates them as for
+     a write, and no byte is written: what a concurrent writer puts there
+     cannot be lost, whenever it comes.
+   - Writing (elsewhere, or if a mapping or a fault fails): past the end of
+     file, zeros in 1 MiB writes from one zero buffer, while the size is
+     still the one we made (an fstat before every write tells); into
+     holes, one zero byte per block, each block checked to be a hole
      (lseek SEEK_DATA) just before its byte is written.
 
-   Race: a writer that fills a hole block between that check and our write
-   can have one byte of its data zeroed: the window glibc's pread/pwrite
-   probe has, and never wider.  Past the end of file a concurrent writer
-   changes the size; we see it before our next large write and go on the
-   block-by-block way.  No other window exists.
+   Race windows, exactly (tests/progs/t-race measures them):
+   - mapping: a writer that writes the last byte of the range, past the
+     end of file, between our fstat and our one-byte write there, loses
+     that byte.  Nothing else.
+   - writing: a writer that fills a hole block between our check and our
+     write loses one byte, the last of the block in the range (glibc's
+     pread/pwrite probe has this window, per block).  A writer that writes
+     past the end of file between our fstat and our next 1 MiB write loses
+     what it wrote into that MiB.
+   - failure: a writer that extends the file between our last fstat and
+     the truncation that undoes our extension loses what it wrote past the
+     old size.
 
    Filesystems that cannot report holes (SEEK_HOLE finds none in a file
    whose st_blocks say it is sparse) are probed by reading one byte per
-   block instead: a block whose byte is zero gets a zero written there.
+   block instead, by the writing way: a block whose byte is zero gets a
+   zero written there.
 
    O_WRONLY descriptors work (lseek needs no read access).  O_APPEND ones
    would make pwrite append, so we write through a second descriptor
@@ -33,6 +49,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -40,6 +57,7 @@
 #include "fa-internal.h"
 
 #define CHUNK (1 << 20)
+#define WINDOW (64 << 20)	/* mapped at a time */
 static const char zeros[CHUNK];
 
 /* The checks of vfs_fallocate, in its order, so that a call gets the same
@@ -139,10 +157,35 @@ fill_blocks (int rfd, int wfd, int64_t from, int64_t to, int64_t bs, int blind)
   return 0;
 }
 
-/* The holes of [from, to): with WFD < 0 their size in bytes, else filled;
-   -errno on failure.  */
+/* Allocate the pages of [from, to), which lie inside the file, without
+   writing a byte: 0, or -1 if that cannot be done (an error of the
+   filesystem, ENOSPC among them, shows as a failed fault: EFAULT).  */
+static int
+populate (int mfd, int64_t from, int64_t to)
+{
+  int64_t at = from - from % sysconf (_SC_PAGESIZE);
+
+  while (at < to)
+    {
+      size_t n = to - at < WINDOW ? (size_t) (to - at) : WINDOW;
+      void *p = mmap64 (NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, at);
+      int r;
+
+      if (p == MAP_FAILED)
+	return -1;
+      r = madvise (p, n, MADV_POPULATE_WRITE);
+      munmap (p, n);
+      if (r < 0)
+	return -1;
+      at += (int64_t) n;
+    }
+  return 0;
+}
+
+/* The holes of [from, to): with WFD < 0 their size in bytes, else filled,
+   by the mapping MFD if it is >= 0 and works; -errno on failure.  */
 static int64_t
-walk_holes (int rfd, int wfd, int64_t from, int64_t to, int64_t bs)
+walk_holes (int rfd, int wfd, int mfd, int64_t from, int64_t to, int64_t bs)
 {
   int64_t bytes = 0;
 
@@ -158,7 +201,7 @@ walk_holes (int rfd, int wfd, int64_t from, int64_t to, int64_t bs)
 	return -errno;
       if (d < 0 || d > to)
 	d = to;
-      if (wfd >= 0)
+      if (wfd >= 0 && (mfd < 0 || populate (mfd, h, d) < 0))
 	{
 	  int err = fill_blocks (rfd, wfd, h, d, bs, 0);
 	  if (err)
@@ -196,13 +239,31 @@ extend (int rfd, int wfd, int64_t pos, int64_t end, int64_t bs, int blind,
   return 0;
 }
 
+/* The mapping way past the end of file: one zero byte at END - 1, unless
+   the file reaches END already.  */
+static int
+grow (int wfd, int64_t end, int64_t *made)
+{
+  struct stat64 now;
+  int err;
+
+  if (fstat64 (wfd, &now) < 0)
+    return errno;
+  if (now.st_size >= end)
+    return 0;
+  err = put_zeros (wfd, end - 1, 1);
+  if (!err)
+    *made = end;
+  return err;
+}
+
 int
 __fa_fill (int fd, int64_t off, int64_t len)
 {
   struct stat64 st;
   struct statvfs64 vfs;
   int flags, err = check (fd, off, len, &flags, &st);
-  int rfd = fd, wfd = fd, blind;
+  int rfd = fd, wfd = fd, mfd = -1, blind;
   int64_t end, size0, lim, tail, holes = 0, made, bs = 4096;
 
   if (err)
@@ -224,7 +285,7 @@ __fa_fill (int fd, int64_t off, int64_t len)
   if (blind && (flags & O_ACCMODE) != O_RDWR
       && (rfd = reopen (fd, O_RDONLY, &st)) < 0)
     return EBADF;
-  if (!blind && (holes = walk_holes (fd, -1, off, lim, bs)) < 0)
+  if (!blind && (holes = walk_holes (fd, -1, -1, off, lim, bs)) < 0)
     err = (int) -holes;
   else if ((uint64_t) (holes + tail) > (uint64_t) vfs.f_bfree * vfs.f_frsize)
     err = ENOSPC;
@@ -236,14 +297,30 @@ __fa_fill (int fd, int64_t off, int64_t len)
       if (off > size0 || holes > 0 || blind)
 	err = EBADF;
     }
-  if (!err)
+  /* The mapping way needs a descriptor open for reading, a kernel that
+     knows the advice (an unknown one fails even for length 0), and, past
+     the end of file, a write that goes where it is told.  */
+  if (!err && !blind && madvise (NULL, 0, MADV_POPULATE_WRITE) == 0)
+    mfd = (flags & O_ACCMODE) == O_RDWR ? fd : reopen (fd, O_RDWR, &st);
+  if (mfd >= 0 && end > size0 && wfd == fd && (flags & O_APPEND))
+    {
+      if (mfd != fd)
+	close (mfd);
+      mfd = -1;
+    }
+  if (!err && mfd >= 0)
+    err = grow (wfd, end, &made);
+  else if (!err)
     err = extend (rfd, wfd, off > size0 ? off : size0, end, bs, blind, &made);
   if (!err && blind)
     err = fill_blocks (rfd, wfd, off, lim, bs, 1);
-  else if (!err && (holes = walk_holes (rfd, wfd, off, lim, bs)) < 0)
+  else if (!err && (holes = walk_holes (rfd, wfd, mfd, off,
+					mfd >= 0 ? end : lim, bs)) < 0)
     err = (int) -holes;
   if (err && made > size0 && fstat64 (wfd, &st) == 0 && st.st_size == made)
     ftruncate64 (wfd, size0);
+  if (mfd >= 0 && mfd != fd)
+    close (mfd);
   if (rfd != fd)
     close (rfd);
   if (wfd != fd)
