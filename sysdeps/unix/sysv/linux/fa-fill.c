@@ -82,6 +82,10 @@ check (int fd, int64_t off, int64_t len, int *flags, struct stat64 *st)
     return ENODEV;
   if (ioctl (fd, FS_IOC_GETFLAGS, &attr) == 0 && (attr & FS_IMMUTABLE_FL))
     return EPERM;
+  /* An active swap file: the kernel refuses every write to it with
+     ETXTBSY, even one of no bytes, which changes nothing anywhere.  */
+  if (pwrite64 (fd, "", 0, off) < 0 && errno == ETXTBSY)
+    return ETXTBSY;
   if (off > INT64_MAX - len)
     return EFBIG;
   return 0;
@@ -145,9 +149,11 @@ is_hole (int rfd, int64_t at, int blind)
 static int
 fill_blocks (int rfd, int wfd, int64_t from, int64_t to, int64_t bs, int blind)
 {
-  for (int64_t b = from - from % bs; b < to; b += bs)
+  /* Steps computed from TO - B: B + BS overflows in the last block
+     below INT64_MAX.  */
+  for (int64_t b = from - from % bs; b < to; b += to - b > bs ? bs : to - b)
     {
-      int64_t last = (b + bs < to ? b + bs : to) - 1;
+      int64_t last = (to - b > bs ? b + bs : to) - 1;
       int hole = is_hole (rfd, last, blind);
       if (hole < 0)
 	return errno;
@@ -287,7 +293,10 @@ __fa_fill (int fd, int64_t off, int64_t len)
     return EBADF;
   if (!blind && (holes = walk_holes (fd, -1, -1, off, lim, bs)) < 0)
     err = (int) -holes;
-  else if ((uint64_t) (holes + tail) > (uint64_t) vfs.f_bfree * vfs.f_frsize)
+  /* A filesystem that counts no blocks at all (memfd's internal tmpfs,
+     a tmpfs mounted without a size) has no free space to check.  */
+  else if (vfs.f_blocks > 0
+	   && (uint64_t) (holes + tail) > (uint64_t) vfs.f_bfree * vfs.f_frsize)
     err = ENOSPC;
   else if ((flags & O_APPEND)
 	   && (wfd = reopen (fd, O_WRONLY | (flags & O_SYNC), &st)) < 0)
