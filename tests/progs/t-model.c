@@ -4,9 +4,10 @@
    Operations: pwrite, ftruncate, pread, fallocate in every mode Linux has
    (0, KEEP_SIZE, PUNCH_HOLE|KEEP_SIZE, ZERO_RANGE with and without
    KEEP_SIZE, COLLAPSE_RANGE, INSERT_RANGE, UNSHARE_RANGE with and without
-   KEEP_SIZE) and posix_fallocate.  After every step the file's size and
-   every byte must be what the model says.  A mode the filesystem refuses
-   must fail with the errno the model predicts and change nothing.
+   KEEP_SIZE, WRITE_ZEROES) and posix_fallocate.  After every step the
+   file's size and every byte must be what the model says.  A mode the
+   filesystem refuses must fail with the errno the model predicts and
+   change nothing.
 
    What the filesystem can do is probed once on a scratch file (a mode is
    supported or answers EOPNOTSUPP); which errno a call gets is then the
@@ -42,12 +43,13 @@ static const int modes[] = {
   FALLOC_FL_ZERO_RANGE, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
   FALLOC_FL_COLLAPSE_RANGE, FALLOC_FL_INSERT_RANGE,
   FALLOC_FL_UNSHARE_RANGE, FALLOC_FL_UNSHARE_RANGE | FALLOC_FL_KEEP_SIZE,
+  FALLOC_FL_WRITE_ZEROES,
 };
 #define NMODES ((int) (sizeof modes / sizeof modes[0]))
 
 static const char *const mode_names[] = {
   "alloc", "keep_size", "punch_hole", "zero_range", "zero_range|keep",
-  "collapse", "insert", "unshare", "unshare|keep",
+  "collapse", "insert", "unshare", "unshare|keep", "write_zeroes",
 };
 
 static unsigned char model[MAXLEN], buf[MAXLEN];
@@ -232,6 +234,7 @@ apply (int mode, int64_t off, int64_t len)
 	memset (model + off, 0, (size_t) (lim - off));
       return;
     case FALLOC_FL_ZERO_RANGE:
+    case FALLOC_FL_WRITE_ZEROES:
       memset (model + off, 0, (size_t) len);
       break;
     case FALLOC_FL_COLLAPSE_RANGE:
@@ -248,7 +251,8 @@ apply (int mode, int64_t off, int64_t len)
     case FALLOC_FL_UNSHARE_RANGE | FALLOC_FL_KEEP_SIZE:
       return;
     }
-  /* 0, ZERO_RANGE, UNSHARE_RANGE: the size grows to the end.  */
+  /* 0, ZERO_RANGE, UNSHARE_RANGE, WRITE_ZEROES: the size grows to the
+     end.  */
   if (end > msize)
     msize = end;
 }
