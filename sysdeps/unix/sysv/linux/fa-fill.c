@@ -83,7 +83,9 @@ check (int fd, int64_t off, int64_t len, int *flags, struct stat64 *st)
   if (ioctl (fd, FS_IOC_GETFLAGS, &attr) == 0 && (attr & FS_IMMUTABLE_FL))
     return EPERM;
   /* An active swap file: the kernel refuses every write to it with
-     ETXTBSY, even one of no bytes, which changes nothing anywhere.  */
+     ETXTBSY, even one of no bytes, which changes nothing anywhere.  xfs
+     answers an empty write before that check: there a request with
+     nothing to write (a swap file has no holes) returns 0.  */
   if (pwrite64 (fd, "", 0, off) < 0 && errno == ETXTBSY)
     return ETXTBSY;
   if (off > INT64_MAX - len)
