@@ -18,7 +18,7 @@ static int filt;
 static void
 fails (const char *what, int fd, int mode, int64_t off, int64_t len, int want)
 {
-  if (filt)
+  if (filt && !(fd < 0 && t_valgrind ()))
     want = filt;
   errno = 0;
   int r = fallocate64 (fd, mode, off, len);
@@ -56,7 +56,8 @@ errors (void)
   s = socket (AF_UNIX, SOCK_STREAM, 0);
   fails ("socket", s, 0, 0, SMALL_LEN, ENODEV);
   errno = 0;
-  t_ok (fallocate (-1, 0, 0, 1) == -1 && errno == (filt ? filt : EBADF),
+  t_ok (fallocate (-1, 0, 0, 1) == -1
+	&& errno == (filt && !t_valgrind () ? filt : EBADF),
 	"fallocate (off_t) bad fd");
   unlink (path);
 }

@@ -26,6 +26,10 @@ int t_done (void);
    call is there, ENOSYS or EOPNOTSUPP under fa-seccomp.  */
 int t_filtered (void);
 
+/* Nonzero under make check-valgrind (FA_VALGRIND set): valgrind answers
+   a negative descriptor with EBADF itself, before any seccomp filter.  */
+int t_valgrind (void);
+
 /* A new empty file DIR/NAME, open O_RDWR.  */
 int t_create (const char *dir, const char *name, char *path, size_t size);
 
