@@ -1,0 +1,610 @@
+/* bench [-c CASES] [-p SHIM] [DIR...]: libfallocate against the system
+   glibc, side by side in one run.  Ours is linked in from libfallocate.a;
+   glibc's functions come from dlopen ("libc.so.6").  Each case runs both,
+   in alternating order (A B, B A, ...), several times, and the table gives
+   the medians and the ratio ours/reference (the median of the ratios of
+   pairs run back to back).  A benchmark, not a test: it
+   says which targets were missed and exits 0 all the same.
+
+   The fallback cases run on each DIR (default: a fresh temporary
+   directory) in a forked child.  Where the filesystem has fallocate, that
+   child installs a seccomp filter that makes the system call fail with
+   EOPNOTSUPP, so both libraries take their fallback; where it has not
+   (ext2), the fallback is the real path and no filter is used.  SHIM is
+   the libfallocate.so preloaded in the start-up case.  CASES lists the
+   numbers of the cases to run (default: all, 123456).  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "fa-deny.h"
+
+#define MiB (1 << 20)
+#define BIG (256 * MiB)		/* cases 2, 3, 4 */
+#define DSYNC (4 * MiB)	/* case 5: each glibc write waits for the disk */
+#define PIECE (64 * 1024)	/* sparse files: data, hole, data, ... */
+#define REPS 9			/* of each fallback case, per library */
+#define CALLS 2000		/* fallocate calls in one timing of case 1 */
+#define CALL_REPS 301
+#define STARTS 1000		/* process starts, per variant */
+#define TRIVIAL "/bin/true"
+
+#ifndef FA_SHIM
+# define FA_SHIM ".libs/libfallocate.so.0"
+#endif
+
+typedef int (*fallocate_fn) (int, int, off64_t, off64_t);
+typedef int (*posix_fn) (int, off64_t, off64_t);
+
+static struct
+{
+  const char *name;
+  fallocate_fn fa;
+  posix_fn pf;
+} lib[2];
+
+static const char *cases = "123456";	/* -c: the cases to run */
+static char pattern[MiB];
+static char zeros[MiB];		/* .bss: no megabyte in the program file */
+static int missed;
+
+static void
+die (const char *fmt, ...)
+{
+  va_list ap;
+
+  fflush (stdout);
+  va_start (ap, fmt);
+  fputs ("bench: ", stderr);
+  vfprintf (stderr, fmt, ap);
+  fputc ('\n', stderr);
+  va_end (ap);
+  exit (1);
+}
+
+static double
+now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int
+cmp (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static double
+median (const double *v, int n)
+{
+  double s[n];
+
+  memcpy (s, v, sizeof s);
+  qsort (s, n, sizeof *s, cmp);
+  return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static const char *
+human (double s, char *buf)
+{
+  if (s < 1e-6)
+    sprintf (buf, "%.1f ns", s * 1e9);
+  else if (s < 1e-3)
+    sprintf (buf, "%.2f us", s * 1e6);
+  else if (s < 1)
+    sprintf (buf, "%.2f ms", s * 1e3);
+  else
+    sprintf (buf, "%.3f s", s);
+  return buf;
+}
+
+/* One line of the table from N timings of ours (A) and of the reference
+   (B), pair I run back to back: the medians, and the median of the N
+   ratios A[I] / B[I], which leaves out what drifted between pairs.
+   TARGET is "", or "<= X" or "< X" on that ratio.  */
+static void
+row (const char *what, const char *fs, const double *a, const double *b,
+     int n, const char *target)
+{
+  char x[32], y[32];
+  const char *verdict = "";
+  double q[n], r;
+
+  for (int i = 0; i < n; i++)
+    q[i] = a[i] / b[i];
+  r = median (q, n);
+  if (*target)
+    {
+      int le = target[1] == '=';
+      double limit = strtod (target + 1 + le, NULL);
+      int ok = le ? r <= limit : r < limit;
+      verdict = ok ? "ok" : "MISS";
+      missed += !ok;
+    }
+  printf ("| %-44s | %-6s | %10s | %10s | %7.3f | %8.2fx | %-10s %-4s |\n",
+	  what, fs, human (median (a, n), x), human (median (b, n), y), r,
+	  1 / r, target, verdict);
+  fflush (stdout);
+}
+
+static int
+create (const char *dir, const char *name, int flags)
+{
+  char path[4096];
+  int fd;
+
+  snprintf (path, sizeof path, "%s/%s", dir, name);
+  fd = open (path, O_RDWR | O_CREAT | O_TRUNC | flags, 0644);
+  if (fd < 0)
+    die ("%s: %s", path, strerror (errno));
+  return fd;
+}
+
+/* Before each timing: what earlier steps left to write back goes to the
+   disk now, not in the middle of the next measurement.  */
+static void
+settle (int fd)
+{
+  if (syncfs (fd) < 0)
+    die ("syncfs: %s", strerror (errno));
+}
+
+static void
+drop (const char *dir, const char *name, int fd)
+{
+  char path[4096];
+
+  snprintf (path, sizeof path, "%s/%s", dir, name);
+  close (fd);
+  unlink (path);
+}
+
+static void
+put (int fd, const char *buf, off64_t off, off64_t len)
+{
+  while (len > 0)
+    {
+      size_t n = len < MiB ? (size_t) len : MiB;
+      ssize_t w = pwrite64 (fd, buf, n, off);
+      if (w <= 0)
+	die ("pwrite: %s", w < 0 ? strerror (errno) : "short");
+      off += w;
+      len -= w;
+    }
+}
+
+/* Data in every other PIECE of [0, size), holes between.  */
+static void
+make_sparse (int fd, off64_t size)
+{
+  for (off64_t at = 0; at < size; at += 2 * PIECE)
+    put (fd, pattern, at, PIECE);
+  if (ftruncate64 (fd, size) < 0)
+    die ("ftruncate: %s", strerror (errno));
+}
+
+/* The call must have succeeded and left SIZE bytes, all allocated.  */
+static void
+check (int err, int fd, off64_t size, const char *who)
+{
+  struct stat64 st;
+
+  if (err)
+    die ("%s: posix_fallocate: %s", who, strerror (err));
+  if (fstat64 (fd, &st) < 0 || st.st_size != size
+      || st.st_blocks * 512 < size)
+    die ("%s: posix_fallocate left size %lld, %lld bytes allocated", who,
+	 (long long) st.st_size, (long long) st.st_blocks * 512);
+}
+
+/* Case 1: the cost of one fallocate (KEEP_SIZE) call that the kernel
+   answers at once (the page is already allocated).  */
+static void
+case_syscall (const char *dir, const char *fs)
+{
+  const off64_t off = 0x100003000LL, len = 4096;
+  double t[2][CALL_REPS];
+  int fd = create (dir, "fa-bench-call", 0);
+
+  if (lib[0].fa (fd, FALLOC_FL_KEEP_SIZE, off, len) != 0)
+    die ("fallocate on %s: %s", dir, strerror (errno));
+  for (int r = 0; r < CALL_REPS; r++)
+    for (int k = 0; k < 2; k++)
+      {
+	int v = (r + k) % 2;
+	fallocate_fn fa = lib[v].fa;
+	double t0 = now ();
+	for (int n = 0; n < CALLS; n++)
+	  if (fa (fd, FALLOC_FL_KEEP_SIZE, off, len) != 0)
+	    die ("%s fallocate: %s", lib[v].name, strerror (errno));
+	t[v][r] = (now () - t0) / CALLS;
+      }
+  drop (dir, "fa-bench-call", fd);
+  row ("1 fallocate KEEP_SIZE 4 KiB, one call", fs, t[0], t[1], CALL_REPS,
+       "<= 1.02");
+}
+
+/* Case 2: posix_fallocate of BIG bytes on an empty file, against the
+   plain writing of as many zeros, 1 MiB at a time (variant 2).  */
+static void
+case_new (const char *dir, const char *fs)
+{
+  double t[3][REPS];
+
+  for (int r = 0; r < REPS; r++)
+    for (int k = 0; k < 3; k++)
+      {
+	int v = (r + k) % 3, err = 0;
+	int fd = create (dir, "fa-bench-new", 0);
+	settle (fd);
+	double t0 = now ();
+	if (v < 2)
+	  err = lib[v].pf (fd, 0, BIG);
+	else
+	  put (fd, zeros, 0, BIG);
+	t[v][r] = now () - t0;
+	check (err, fd, BIG, v < 2 ? lib[v].name : "limit");
+	drop (dir, "fa-bench-new", fd);
+      }
+  row ("2 new space 256 MiB", fs, t[0], t[1], REPS, "");
+  row ("2b  same, against 1 MiB zero pwrites", fs, t[0], t[2], REPS,
+       "<= 1.2");
+}
+
+/* Case 3: a file that already holds BIG bytes of data.  */
+static void
+case_data (const char *dir, const char *fs)
+{
+  double t[2][REPS];
+  int fd = create (dir, "fa-bench-data", 0);
+
+  put (fd, pattern, 0, BIG);
+  settle (fd);
+  for (int r = 0; r < REPS; r++)
+    for (int k = 0; k < 2; k++)
+      {
+	int v = (r + k) % 2;
+	double t0 = now ();
+	int err = lib[v].pf (fd, 0, BIG);
+	t[v][r] = now () - t0;
+	check (err, fd, BIG, lib[v].name);
+      }
+  drop (dir, "fa-bench-data", fd);
+  row ("3 over 256 MiB of data", fs, t[0], t[1], REPS, "<= 0.1");
+}
+
+/* Cases 4 and 5: a sparse file of SIZE bytes, half holes, filled through
+   a descriptor opened with FLAGS.  */
+static void
+case_sparse (const char *dir, const char *fs, off64_t size, int flags,
+	     const char *what)
+{
+  double t[2][REPS];
+  char path[4096];
+
+  snprintf (path, sizeof path, "%s/fa-bench-sparse", dir);
+  for (int r = 0; r < REPS; r++)
+    for (int k = 0; k < 2; k++)
+      {
+	int v = (r + k) % 2;
+	int fd = create (dir, "fa-bench-sparse", 0), cfd = fd;
+	make_sparse (fd, size);
+	settle (fd);
+	if (flags && (cfd = open (path, O_RDWR | flags)) < 0)
+	  die ("%s: %s", path, strerror (errno));
+	double t0 = now ();
+	int err = lib[v].pf (cfd, 0, size);
+	t[v][r] = now () - t0;
+	check (err, fd, size, lib[v].name);
+	if (cfd != fd)
+	  close (cfd);
+	drop (dir, "fa-bench-sparse", fd);
+      }
+  row (what, fs, t[0], t[1], REPS, "< 1");
+}
+
+/* The fallback cases on DIR, in a child that makes fallocate fail unless
+   the filesystem already does.  */
+static void
+fallback_cases (const char *dir, const char *fs, int real)
+{
+  pid_t pid = fork ();
+  int status;
+
+  if (pid < 0)
+    die ("fork: %s", strerror (errno));
+  if (pid == 0)
+    {
+      if (!real && fa_deny_fallocate (EOPNOTSUPP) < 0)
+	die ("seccomp: %s", strerror (errno));
+      if (strchr (cases, '2'))
+	case_new (dir, fs);
+      if (strchr (cases, '3'))
+	case_data (dir, fs);
+      if (strchr (cases, '4'))
+	case_sparse (dir, fs, BIG, 0, "4 sparse 256 MiB, half holes of 64 KiB");
+      if (strchr (cases, '5'))
+	case_sparse (dir, fs, DSYNC, O_DSYNC,
+		     "5 same, 4 MiB, O_DSYNC descriptor");
+      /* 100 + the targets it missed; die's 1 is a failure.  */
+      fflush (stdout);
+      _exit (100 + missed);
+    }
+  if (waitpid (pid, &status, 0) < 0 || !WIFEXITED (status)
+      || WEXITSTATUS (status) < 100)
+    die ("the fallback cases on %s failed", dir);
+  missed += WEXITSTATUS (status) - 100;
+}
+
+/* Time one start of TRIVIAL with the environment ENV.  */
+static double
+start (char **env)
+{
+  char *argv[] = { TRIVIAL, NULL };
+  double t0 = now ();
+  pid_t pid = vfork ();
+  int status;
+
+  if (pid == 0)
+    {
+      execve (TRIVIAL, argv, env);
+      _exit (127);
+    }
+  if (pid < 0 || waitpid (pid, &status, 0) < 0 || status != 0)
+    die ("%s did not run", TRIVIAL);
+  return now () - t0;
+}
+
+/* The loader says on stderr when it cannot preload LIB: then it would be
+   timing nothing.  */
+static void
+preloadable (const char *lib, char **env)
+{
+  char err[256];
+  int p[2];
+
+  if (access (lib, R_OK) < 0 || pipe (p) < 0)
+    die ("%s: %s", lib, strerror (errno));
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      dup2 (p[1], 2);
+      execve (TRIVIAL, (char *[]) { TRIVIAL, NULL }, env);
+      _exit (127);
+    }
+  close (p[1]);
+  ssize_t got = read (p[0], err, sizeof err - 1);
+  close (p[0]);
+  waitpid (pid, NULL, 0);
+  if (got > 0)
+    die ("preloading %s: %.*s", lib, (int) got, err);
+}
+
+/* Case 6: process start with libfallocate preloaded, without, and with
+   glibc's libdl.so.2 preloaded instead: an empty stub since glibc 2.34,
+   so what LD_PRELOAD costs by itself.  */
+static void
+case_preload (const char *shim)
+{
+  extern char **environ;
+  static double t[3][STARTS];
+  char *env[3][256], pre[2][4200];
+  struct link_map *stub;
+  void *h = dlopen ("libdl.so.2", RTLD_NOW);
+  int n = 0, nv = 2;
+
+  for (char **e = environ; *e && n < 254; e++)
+    if (strncmp (*e, "LD_PRELOAD=", 11) != 0)
+      env[0][n] = env[1][n] = env[2][n] = *e, n++;
+  snprintf (pre[0], sizeof pre[0], "LD_PRELOAD=%s", shim);
+  env[0][n] = pre[0];
+  env[0][n + 1] = env[1][n] = NULL;
+  preloadable (shim, env[0]);
+  if (h && dlinfo (h, RTLD_DI_LINKMAP, &stub) == 0 && *stub->l_name)
+    {
+      snprintf (pre[1], sizeof pre[1], "LD_PRELOAD=%s", stub->l_name);
+      env[2][n] = pre[1];
+      env[2][n + 1] = NULL;
+      preloadable (stub->l_name, env[2]);
+      nv = 3;
+    }
+
+  for (int r = 0; r < STARTS; r++)
+    for (int k = 0; k < nv; k++)
+      {
+	int v = (r + k) % nv;
+	t[v][r] = start (env[v]);
+      }
+  row ("6 start of " TRIVIAL ", LD_PRELOAD / none", "-", t[0], t[1], STARTS,
+       "< 1.05");
+  if (nv == 3)
+    row ("6b  same, against preloading libdl.so.2", "-", t[0], t[2], STARTS,
+	 "");
+}
+
+/* The type of the filesystem holding DIR, from /proc/self/mountinfo.  */
+static const char *
+fstype (const char *dir, char *buf, size_t size)
+{
+  struct stat64 st;
+  char line[4096];
+  FILE *f = fopen ("/proc/self/mountinfo", "r");
+
+  snprintf (buf, size, "?");
+  if (!f || stat64 (dir, &st) < 0)
+    return buf;
+  while (fgets (line, sizeof line, f))
+    {
+      unsigned int maj, min;
+      char *sep = strstr (line, " - ");
+      if (sep && sscanf (line, "%*d %*d %u:%u", &maj, &min) == 2
+	  && maj == major (st.st_dev) && min == minor (st.st_dev))
+	sscanf (sep + 3, "%31s", buf);
+    }
+  fclose (f);
+  return buf;
+}
+
+/* Whether the filesystem of DIR lacks fallocate, so that the fallback is
+   the real path there.  */
+static int
+lacks_fallocate (const char *dir)
+{
+  int fd = create (dir, "fa-bench-probe", 0);
+  long r = syscall (SYS_fallocate, fd, 0, (off64_t) 0, (off64_t) 4096);
+  int e = errno;
+
+  drop (dir, "fa-bench-probe", fd);
+  return r < 0 && e == EOPNOTSUPP;
+}
+
+static void
+machine (void)
+{
+  char line[256], model[256] = "?", libc[64] = "?";
+  struct utsname u;
+  FILE *f = fopen ("/proc/cpuinfo", "r");
+
+  while (f && fgets (line, sizeof line, f))
+    if (strncmp (line, "model name", 10) == 0)
+      {
+	snprintf (model, sizeof model, "%s", strchr (line, ':') + 2);
+	model[strcspn (model, "\n")] = 0;
+	break;
+      }
+  if (f)
+    fclose (f);
+  uname (&u);
+  confstr (_CS_GNU_LIBC_VERSION, libc, sizeof libc);
+  printf ("machine: %s, %ld cpus; kernel %s %s %s; %s; libfallocate %s\n",
+	  model, sysconf (_SC_NPROCESSORS_ONLN), u.sysname, u.release,
+	  u.machine, libc, PACKAGE_VERSION);
+}
+
+/* Ours and glibc's, and proof that they are not the same functions.  */
+static void
+resolve (void)
+{
+  void *libc = dlopen ("libc.so.6", RTLD_NOW);
+  Dl_info a, b;
+
+  if (!libc)
+    die ("%s", dlerror ());
+  lib[0].name = "libfallocate";
+  lib[0].fa = fallocate64;
+  lib[0].pf = posix_fallocate64;
+  lib[1].name = "glibc";
+  lib[1].fa = (fallocate_fn) dlsym (libc, "fallocate64");
+  lib[1].pf = (posix_fn) dlsym (libc, "posix_fallocate64");
+  if (!lib[1].fa || !lib[1].pf)
+    die ("%s", dlerror ());
+  if (!dladdr ((void *) lib[0].pf, &a) || !dladdr ((void *) lib[1].pf, &b)
+      || (void *) lib[0].pf == (void *) lib[1].pf
+      || (void *) lib[0].fa == (void *) lib[1].fa
+      || strcmp (a.dli_fname, b.dli_fname) == 0)
+    die ("libfallocate's functions are not linked in");
+  printf ("ours: posix_fallocate64 at %p in %s; glibc's at %p in %s\n",
+	  (void *) lib[0].pf, a.dli_fname, (void *) lib[1].pf, b.dli_fname);
+}
+
+/* A tmpfs for case 1: DIR if it is one, else /dev/shm.  */
+static const char *
+tmpfs_dir (const char *dir)
+{
+  char buf[32];
+
+  if (strcmp (fstype (dir, buf, sizeof buf), "tmpfs") == 0)
+    return dir;
+  return "/dev/shm";
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *shim = FA_SHIM;
+  char tmp[4096] = "", fs[32], *deflt[] = { tmp };
+  char **dirs = deflt;
+  int opt, ndirs = 1;
+  double t0 = now ();
+
+  while ((opt = getopt (argc, argv, "c:p:")) != -1)
+    if (opt == 'c')
+      cases = optarg;
+    else if (opt == 'p')
+      shim = optarg;
+    else
+      {
+	fprintf (stderr, "usage: bench [-c CASES] [-p SHIM] [DIR...]\n");
+	return 2;
+      }
+  if (optind < argc)
+    {
+      dirs = argv + optind;
+      ndirs = argc - optind;
+    }
+  else
+    {
+      snprintf (tmp, sizeof tmp, "%s/fa-bench.XXXXXX",
+		getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
+      if (!mkdtemp (tmp))
+	die ("mkdtemp: %s", strerror (errno));
+    }
+  memset (pattern, 0x5a, sizeof pattern);
+
+  machine ();
+  resolve ();
+  printf ("sizes: cases 2-4 %d MiB, case 5 %d MiB, sparse pieces %d KiB; "
+	  "repetitions: case 1 %d x %d calls, cases 2-5 %d, case 6 %d starts; "
+	  "medians\n", BIG / MiB, DSYNC / MiB, PIECE / 1024, CALL_REPS, CALLS,
+	  REPS, STARTS);
+  int real[ndirs];
+  for (int i = 0; i < ndirs; i++)
+    {
+      real[i] = lacks_fallocate (dirs[i]);
+      printf ("dir %s: %s, fallback %s\n", dirs[i],
+	      fstype (dirs[i], fs, sizeof fs), real[i] ? "real (no fallocate)"
+	      : "forced (seccomp: fallocate fails with EOPNOTSUPP)");
+    }
+  printf ("\n| %-44s | %-6s | %10s | %10s | %7s | %9s | %-15s |\n", "case",
+	  "fs", "ours", "reference", "ratio", "speed-up", "target (ratio)");
+  printf ("|%.46s|%.8s|%.12s|%.12s|%.9s|%.11s|%.17s|\n",
+	  "----------------------------------------------", "--------",
+	  "------------", "------------", "---------", "-----------",
+	  "-----------------");
+  fflush (stdout);
+
+  const char *sd = tmpfs_dir (dirs[0]);
+  if (strchr (cases, '1'))
+    case_syscall (sd, fstype (sd, fs, sizeof fs));
+  if (strpbrk (cases, "2345"))
+    for (int i = 0; i < ndirs; i++)
+      fallback_cases (dirs[i], fstype (dirs[i], fs, sizeof fs), real[i]);
+  if (strchr (cases, '6'))
+    case_preload (shim);
+  printf ("\nreference: glibc, except 2b (zeros written by 1 MiB pwrites), "
+	  "6 (no LD_PRELOAD) and 6b (the empty\nlibdl.so.2 preloaded instead). "
+	  "Times are medians; ratio = median of ours / reference\nover pairs "
+	  "run back to back; speed-up = 1 / ratio.\n"
+	  "%d target%s missed; %.0f s\n", missed, missed == 1 ? "" : "s",
+	  now () - t0);
+  if (*tmp)
+    rmdir (tmp);
+  return 0;
+}

@@ -1,0 +1,380 @@
+/* Allocation by writing zeros, for filesystems (EOPNOTSUPP) and kernels or
+   sandboxes (ENOSYS) where fallocate cannot allocate.
+
+   Guarantee: no byte that holds data is ever changed.  Two ways:
+
+   - Mapping (Linux 5.14 and later, a descriptor that is or can be reopened
+     O_RDWR): past the end of file, one zero byte is written at the end of
+     the range, which makes the rest a hole inside the file; the pages of
+     each hole are then faulted in for writing through a shared mapping
+     (madvise MADV_POPULATE_WRITE).  The filesystem allocates them as for
+     a write, and no byte is written: what a concurrent writer puts there
+     cannot be lost, whenever it comes.
+   - Writing (elsewhere, or if a mapping or a fault fails): past the end of
+     file, zeros in 1 MiB writes from one zero buffer, while the size is
+     still the one we made (an fstat before every write tells); into
+     holes, one zero byte per block, each written at an offset where
+     lseek SEEK_HOLE has just found a hole.
+
+   Race windows, exactly (tests/progs/t-race measures them):
+   - mapping: a writer that writes the last byte of the range, past the
+     end of file, between our fstat and our one-byte write there, loses
+     that byte.  Nothing else.
+   - writing: a writer that fills a hole block between our check and our
+     write loses one byte, the last of the block in the range (glibc's
+     pread/pwrite probe has this window, per block).  A writer that writes
+     past the end of file between our fstat and our next 1 MiB write loses
+     what it wrote into that MiB.
+   - failure: a writer that extends the file between our last fstat and
+     the truncation that undoes our extension loses what it wrote past the
+     old size.
+
+   Filesystems that cannot report holes (SEEK_HOLE finds none in a file
+   whose st_blocks say it is sparse) are probed by reading one byte per
+   block instead, by the writing way: a block whose byte is zero gets a
+   zero written there.
+
+   The file offset is left as it was: SEEK_HOLE and SEEK_DATA are asked
+   through a descriptor of our own (/proc/self/fd/N opened read-only), or,
+   without one, the offset is put back before returning.
+
+   O_WRONLY descriptors work (lseek needs no read access).  O_APPEND ones
+   would make pwrite append, so we write through a second descriptor
+   opened on /proc/self/fd/N without O_APPEND; if that cannot be had, only
+   a pure extension (which appending does exactly) is possible, else EBADF.
+   O_SYNC and O_DSYNC ones would wait for the disk at each of thousands of
+   small writes, so we write through such a second descriptor without them
+   too and sync once at the end: the zeros are as durable on return either
+   way.  O_DIRECT ones refuse one-byte writes (EINVAL, glibc's fallback
+   fails so): the second descriptor is opened without O_DIRECT too.
+
+   Failure part way (ENOSPC, EIO, EFBIG): the size we added is truncated
+   away again, unless someone else has extended the file further; blocks
+   filled inside holes stay allocated and read as zeros, as before.  A
+   request larger than the free space fails with ENOSPC before any write.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include "fa-internal.h"
+
+#define CHUNK (1 << 20)
+#define WINDOW (64 << 20)	/* mapped at a time */
+/* Not const: .bss costs nothing, .rodata would put a megabyte of zeros in
+   the library file.  Never written.  */
+static char zeros[CHUNK];
+
+/* The checks of vfs_fallocate, in its order, so that a call gets the same
+   answer whether the kernel or this file decides.  A directory cannot be
+   open for writing, so EISDIR cannot arise here; block devices (fixed
+   size) and all other files get ENODEV, as with glibc.  */
+static int
+check (int fd, int64_t off, int64_t len, int *flags, struct stat64 *st)
+{
+  int attr;
+
+  *flags = fcntl (fd, F_GETFL);
+  if (*flags < 0 || (*flags & O_PATH))
+    return EBADF;
+  if (off < 0 || len <= 0)
+    return EINVAL;
+  if ((*flags & O_ACCMODE) == O_RDONLY || fstat64 (fd, st) < 0)
+    return EBADF;
+  if (S_ISFIFO (st->st_mode))
+    return ESPIPE;
+  if (!S_ISREG (st->st_mode))
+    return ENODEV;
+  if (ioctl (fd, FS_IOC_GETFLAGS, &attr) == 0 && (attr & FS_IMMUTABLE_FL))
+    return EPERM;
+  /* An active swap file: the kernel refuses every write to it with
+     ETXTBSY, even one of no bytes, which changes nothing anywhere.  xfs
+     answers an empty write before that check: there a request with
+     nothing to write (a swap file has no holes) returns 0.  */
+  if (pwrite64 (fd, "", 0, off) < 0 && errno == ETXTBSY)
+    return ETXTBSY;
+  if (off > INT64_MAX - len)
+    return EFBIG;
+  return 0;
+}
+
+/* A second descriptor for the same file, or -1.  */
+static int
+reopen (int fd, int flags, const struct stat64 *st)
+{
+  char path[32];
+  struct stat64 again;
+  int nfd;
+
+  snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
+  /* O_LARGEFILE: we are built without _FILE_OFFSET_BITS=64, and on 32-bit
+     ports a descriptor without it fails with EFBIG past 2 GiB.  */
+  nfd = open (path, flags | O_CLOEXEC | O_NOCTTY | O_LARGEFILE);
+  if (nfd >= 0 && (fstat64 (nfd, &again) < 0 || again.st_dev != st->st_dev
+		   || again.st_ino != st->st_ino))
+    {
+      close (nfd);
+      nfd = -1;
+    }
+  return nfd;
+}
+
+static int
+put_zeros (int fd, int64_t pos, size_t n)
+{
+  while (n > 0)
+    {
+      ssize_t w = pwrite64 (fd, zeros, n, pos);
+      if (w < 0 && errno != EINTR)
+	return errno;
+      if (w > 0)
+	{
+	  pos += w;
+	  n -= (size_t) w;
+	}
+    }
+  return 0;
+}
+
+/* 1 if the byte at AT is in a hole (or past the end), 0 if in data, -1.  */
+static int
+is_hole (int rfd, int64_t at, int blind)
+{
+  if (blind)
+    {
+      char c;
+      ssize_t r = pread64 (rfd, &c, 1, at);
+      return r < 0 ? -1 : r == 0 || c == 0;
+    }
+  /* SEEK_HOLE, not SEEK_DATA: from inside a hole, SEEK_DATA walks to the
+     hole's end (block by block on ext2), SEEK_HOLE stops at once.  */
+  int64_t h = lseek64 (rfd, at, SEEK_HOLE);
+  if (h == -1)
+    return errno == ENXIO ? 1 : -1;
+  return h == at;
+}
+
+/* Allocate each block of [from, to) that is a hole right now, by writing
+   one zero byte: the last byte of the block within the range, so that the
+   last write past the end of file makes the size reach TO.  */
+static int
+fill_blocks (int rfd, int wfd, int64_t from, int64_t to, int64_t bs, int blind)
+{
+  /* Steps computed from TO - B: B + BS overflows in the last block
+     below INT64_MAX.  */
+  for (int64_t b = from - from % bs; b < to; b += to - b > bs ? bs : to - b)
+    {
+      int64_t last = (to - b > bs ? b + bs : to) - 1;
+      int hole = is_hole (rfd, last, blind);
+      if (hole < 0)
+	return errno;
+      if (hole && put_zeros (wfd, last, 1))
+	return errno;
+    }
+  return 0;
+}
+
+/* Allocate the pages of [from, to), which lie inside the file, without
+   writing a byte: 0, or -1 if that cannot be done (an error of the
+   filesystem, ENOSPC among them, shows as a failed fault: EFAULT).  */
+static int
+populate (int mfd, int64_t from, int64_t to)
+{
+  int64_t at = from - from % sysconf (_SC_PAGESIZE);
+
+  while (at < to)
+    {
+      size_t n = to - at < WINDOW ? (size_t) (to - at) : WINDOW;
+      void *p = mmap64 (NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, at);
+      int r;
+
+      if (p == MAP_FAILED)
+	return -1;
+      r = madvise (p, n, MADV_POPULATE_WRITE);
+      munmap (p, n);
+      if (r < 0)
+	return -1;
+      at += (int64_t) n;
+    }
+  return 0;
+}
+
+/* The holes of [from, to): with WFD < 0 their size in bytes, else filled,
+   by the mapping MFD if it is >= 0 and works, else block by block; -errno
+   on failure.  */
+static int64_t
+walk_holes (int rfd, int wfd, int mfd, int64_t from, int64_t to, int64_t bs)
+{
+  int64_t bytes = 0;
+
+  while (from < to)
+    {
+      int64_t h = lseek64 (rfd, from, SEEK_HOLE), d;
+      if (h == -1)
+	return errno == ENXIO ? bytes : -errno;
+      /* tmpfs rounds the end-of-file hole of a file ending near INT64_MAX
+	 up to 2^63, which reads as negative: no hole in range either.  */
+      if (h < 0 || h >= to)
+	break;
+      if (wfd >= 0 && mfd < 0)
+	{
+	  /* That SEEK_HOLE was the check: the byte at H is in a hole.  The
+	     next block is computed from TO - H: H + BS overflows in the last
+	     block below INT64_MAX.  */
+	  int err = put_zeros (wfd, h, 1);
+	  if (err)
+	    return -err;
+	  d = to - h > bs - h % bs ? h - h % bs + bs : to;
+	}
+      else if ((d = lseek64 (rfd, h, SEEK_DATA)) < 0 && errno != ENXIO)
+	return -errno;
+      if (d < 0 || d > to)
+	d = to;
+      if (wfd >= 0 && mfd >= 0 && populate (mfd, h, d) < 0)
+	{
+	  int err = fill_blocks (rfd, wfd, h, d, bs, 0);
+	  if (err)
+	    return -err;
+	}
+      bytes += d - h;
+      from = d;
+    }
+  return bytes;
+}
+
+/* The part past the end of file, in large writes while the size is ours.
+   Sets *MADE to the size we made; returns 0 or an error.  */
+static int
+extend (int rfd, int wfd, int64_t pos, int64_t end, int64_t bs, int blind,
+	int64_t *made)
+{
+  struct stat64 now;
+
+  while (pos < end)
+    {
+      size_t n = end - pos < CHUNK ? (size_t) (end - pos) : CHUNK;
+      int err;
+
+      if (fstat64 (wfd, &now) < 0)
+	return errno;
+      if (now.st_size != *made)
+	return fill_blocks (rfd, wfd, pos, end, bs, blind);
+      err = put_zeros (wfd, pos, n);
+      if (err)
+	return err;
+      pos += n;
+      *made = pos;
+    }
+  return 0;
+}
+
+/* The mapping way past the end of file: one zero byte at END - 1, unless
+   the file reaches END already.  */
+static int
+grow (int wfd, int64_t end, int64_t *made)
+{
+  struct stat64 now;
+  int err;
+
+  if (fstat64 (wfd, &now) < 0)
+    return errno;
+  if (now.st_size >= end)
+    return 0;
+  err = put_zeros (wfd, end - 1, 1);
+  if (!err)
+    *made = end;
+  return err;
+}
+
+int
+__fa_fill (int fd, int64_t off, int64_t len)
+{
+  struct stat64 st;
+  struct statvfs64 vfs;
+  int flags, err = check (fd, off, len, &flags, &st);
+  int rfd, wfd = fd, mfd = -1, blind;
+  int64_t end, size0, lim, tail, holes = 0, made, bs = 4096, pos = -1;
+
+  if (err)
+    return err;
+  end = off + len;
+  size0 = made = st.st_size;
+  lim = end < size0 ? end : size0;
+  tail = end > size0 ? end - (off > size0 ? off : size0) : 0;
+
+  /* The step must not exceed the filesystem's block, or blocks would be
+     skipped; 4096 (a page) is glibc's cap too.  */
+  if (fstatvfs64 (fd, &vfs) < 0)
+    return errno;
+  if (vfs.f_bsize >= 512 && vfs.f_bsize < 4096)
+    bs = (int64_t) vfs.f_bsize;
+
+  /* lseek moves the offset of the open file description, which is the
+     caller's: seek on a descriptor of our own, or else put it back.  */
+  if ((rfd = reopen (fd, O_RDONLY, &st)) < 0)
+    {
+      rfd = fd;
+      pos = lseek64 (fd, 0, SEEK_CUR);
+    }
+  blind = off < lim && (uint64_t) lseek64 (rfd, 0, SEEK_HOLE) >= (uint64_t) size0
+	  && st.st_blocks * 512 < size0;
+  if (blind && rfd == fd && (flags & O_ACCMODE) != O_RDWR)
+    err = EBADF;
+  else if (!blind && (holes = walk_holes (rfd, -1, -1, off, lim, bs)) < 0)
+    err = (int) -holes;
+  /* A filesystem that counts no blocks at all (memfd's internal tmpfs,
+     a tmpfs mounted without a size) has no free space to check.  */
+  else if (vfs.f_blocks > 0
+	   && (uint64_t) (holes + tail) > (uint64_t) vfs.f_bfree * vfs.f_frsize)
+    err = ENOSPC;
+  else if ((flags & (O_APPEND | O_DSYNC | O_DIRECT))
+	   && (wfd = reopen (fd, O_WRONLY, &st)) < 0)
+    {
+      /* Appending writes exactly where a pure extension must go.  */
+      wfd = fd;
+      if ((flags & O_APPEND) && (off > size0 || holes > 0 || blind))
+	err = EBADF;
+    }
+  /* The mapping way needs a descriptor open for reading, a kernel that
+     knows the advice (an unknown one fails even for length 0), and, past
+     the end of file, a write that goes where it is told.  */
+  if (!err && !blind && madvise (NULL, 0, MADV_POPULATE_WRITE) == 0)
+    mfd = (flags & O_ACCMODE) == O_RDWR ? fd : reopen (fd, O_RDWR, &st);
+  if (mfd >= 0 && end > size0 && wfd == fd && (flags & O_APPEND))
+    {
+      if (mfd != fd)
+	close (mfd);
+      mfd = -1;
+    }
+  if (!err && mfd >= 0)
+    err = grow (wfd, end, &made);
+  else if (!err)
+    err = extend (rfd, wfd, off > size0 ? off : size0, end, bs, blind, &made);
+  if (!err && blind)
+    err = fill_blocks (rfd, wfd, off, lim, bs, 1);
+  else if (!err && (holes = walk_holes (rfd, wfd, mfd, off,
+					mfd >= 0 ? end : lim, bs)) < 0)
+    err = (int) -holes;
+  /* Writes through our own descriptor and through the mapping did not
+     wait for the disk: the caller's O_SYNC or O_DSYNC asks for it.  */
+  if (!err && (flags & O_DSYNC)
+      && ((flags & O_SYNC) == O_SYNC ? fsync (fd) : fdatasync (fd)) < 0)
+    err = errno;
+  if (err && made > size0 && fstat64 (wfd, &st) == 0 && st.st_size == made)
+    ftruncate64 (wfd, size0);
+  if (mfd >= 0 && mfd != fd)
+    close (mfd);
+  if (rfd != fd)
+    close (rfd);
+  else if (pos >= 0)
+    lseek64 (fd, pos, SEEK_SET);
+  if (wfd != fd)
+    close (wfd);
+  return err;
+}

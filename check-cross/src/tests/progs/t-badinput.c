@@ -1,0 +1,368 @@
+/* t-badinput DIR: posix_fallocate on every kind of bad descriptor and
+   value gives the kernel's errno, whether the system call or the fallback
+   answers, and writes nothing.
+
+   Each case has the errno the kernel gives (vfs_fallocate's checks).  Run
+   directly, the raw system call must give it (so the table is the
+   kernel's word) and so must posix_fallocate; run under fa-seccomp, the
+   fallback must give it.  A file that holds data is checked, after all
+   cases, to have the same size, bytes, blocks and modification time.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/swap.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <fallocate.h>
+#include "tcheck.h"
+
+#define ANY -1		/* the filesystem decides: EFBIG or ENOSPC */
+
+static const char *dir;
+static int filt, fallback, tried;
+static char swap_path[4096];
+
+/* posix_fallocate64 (FD, OFF, LEN) must give WANT, and the kernel too;
+   WANT -2: whatever the kernel gives (known only by the system call).  */
+static int
+expect (const char *what, int fd, int64_t off, int64_t len, int want)
+{
+  int r = posix_fallocate64 (fd, off, len);
+
+  tried++;
+  if (want == -2)
+    {
+      long k = syscall (SYS_fallocate, fd, 0, off, len) ? errno : 0;
+      t_ok (k == EOPNOTSUPP || k == filt || r == k,
+	    "%s: as the kernel says, %ld (got %d)", what, k, r);
+      return r;
+    }
+  if (!filt)
+    {
+      long k = syscall (SYS_fallocate, fd, 0, off, len) ? errno : 0;
+      if (k != EOPNOTSUPP)
+	t_ok (want == ANY || k == want, "%s: the kernel says %d (got %ld)",
+	      what, want, k);
+    }
+  if (want == ANY)
+    t_ok (r == EFBIG || r == ENOSPC, "%s: EFBIG or ENOSPC (got %d)", what, r);
+  else
+    t_ok (r == want, "%s: %d (got %d)", what, want, r);
+  return r;
+}
+
+struct snap
+{
+  struct stat64 st;
+  unsigned seed;
+};
+
+static void
+snap (int fd, struct snap *s)
+{
+  fsync (fd);
+  fstat64 (fd, &s->st);
+}
+
+static void
+same (int fd, const struct snap *s, const char *what)
+{
+  struct stat64 st;
+
+  fsync (fd);
+  fstat64 (fd, &st);
+  t_ok (st.st_size == s->st.st_size && st.st_blocks == s->st.st_blocks
+	&& st.st_mtim.tv_sec == s->st.st_mtim.tv_sec
+	&& st.st_mtim.tv_nsec == s->st.st_mtim.tv_nsec
+	&& t_same (fd, 0, 4096, s->seed) && t_same (fd, 65536, 4096, s->seed + 1)
+	&& t_zero (fd, 4096, 65536 - 4096),
+	"%s: nothing written (size %lld/%lld, blocks %lld/%lld, mtime %lld.%09ld/%lld.%09ld, bytes)",
+	what, (long long) st.st_size, (long long) s->st.st_size,
+	(long long) st.st_blocks, (long long) s->st.st_blocks,
+	(long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+	(long long) s->st.st_mtim.tv_sec, s->st.st_mtim.tv_nsec);
+}
+
+static int
+data_file (const char *name, char *path, size_t size, unsigned seed)
+{
+  int fd = t_create (dir, name, path, size);
+
+  t_put (fd, 0, 4096, seed);
+  t_put (fd, 65536, 4096, seed + 1);
+  return fd;
+}
+
+static void
+descriptors (void)
+{
+  char path[4096], fifo[4096];
+  struct snap s = { .seed = 60 };
+  int fd = data_file ("bad", path, sizeof path, 60), p[2], sv[2];
+
+  snap (fd, &s);
+  int closed = open (path, O_RDONLY);
+  close (closed);
+  expect ("fd -1", -1, 0, 4096, EBADF);
+  expect ("closed fd", closed, 0, 4096, EBADF);
+  expect ("fd 1048576", 1 << 20, 0, 4096, EBADF);
+  int ro = open (path, O_RDONLY), op = open (path, O_PATH);
+  expect ("read-only fd", ro, 4096, 65536, EBADF);
+  expect ("O_PATH fd", op, 4096, 65536, EBADF);
+  int d = open (dir, O_RDONLY | O_DIRECTORY), dp = open (dir, O_PATH);
+  expect ("directory", d, 0, 4096, EBADF);
+  expect ("directory, O_PATH", dp, 0, 4096, EBADF);
+  snprintf (fifo, sizeof fifo, "%s/bad-fifo", dir);
+  unlink (fifo);
+  if (mkfifo (fifo, 0600) == 0)
+    {
+      int f = open (fifo, O_RDWR);
+      expect ("FIFO", f, 0, 4096, ESPIPE);
+      close (f);
+      unlink (fifo);
+    }
+  else
+    t_unsupported ("FIFO: mkfifo: %s", strerror (errno));
+  if (pipe (p) == 0)
+    expect ("pipe", p[1], 0, 4096, ESPIPE);
+  int so = socket (AF_INET, SOCK_STREAM, 0);
+  expect ("socket", so, 0, 4096, ENODEV);
+  if (socketpair (AF_UNIX, SOCK_DGRAM, 0, sv) == 0)
+    expect ("socketpair", sv[0], 0, 4096, ENODEV);
+  int nul = open ("/dev/null", O_WRONLY), zero = open ("/dev/zero", O_RDWR);
+  expect ("/dev/null", nul, 0, 4096, ENODEV);
+  expect ("/dev/zero", zero, 0, 4096, ENODEV);
+
+  /* Values, on a writable file with data.  */
+  expect ("offset -1", fd, -1, 4096, EINVAL);
+  expect ("offset INT64_MIN", fd, INT64_MIN, 4096, EINVAL);
+  expect ("len 0", fd, HI_OFF, 0, EINVAL);
+  expect ("len -1", fd, HI_OFF, -1, EINVAL);
+  expect ("len INT64_MIN", fd, 0, INT64_MIN, EINVAL);
+  expect ("offset + len overflows", fd, INT64_MAX - 4095, HI_LEN, EFBIG);
+  expect ("len INT64_MAX, offset 1", fd, 1, INT64_MAX, EFBIG);
+  expect ("offset INT64_MAX, len 1", fd, INT64_MAX, 1, EFBIG);
+  same (fd, &s, "bad descriptors and values");
+  /* xfs and btrfs update the mtime before they find no space.  */
+  expect ("1 PiB", fd, 0, 1LL << 50, ANY);
+  t_ok (t_size (fd) == s.st.st_size && t_same (fd, 0, 4096, 60)
+	&& t_same (fd, 65536, 4096, 61), "1 PiB: size and bytes kept");
+  close (ro);
+  close (op);
+  close (d);
+  close (dp);
+  close (so);
+  close (nul);
+  close (zero);
+  close (fd);
+  unlink (path);
+}
+
+/* The range ending at INT64_MAX: EFBIG where the filesystem's largest
+   file is smaller (ext4), else allocated at the very top.  */
+static void
+top (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "top", path, sizeof path);
+  int r = expect ("end at INT64_MAX", fd, INT64_MAX - 4096, 4096, -2);
+
+  if (r == 0)
+    t_ok (t_size (fd) == INT64_MAX && t_zero (fd, INT64_MAX - 4096, 4096),
+	  "end at INT64_MAX: size INT64_MAX, zeros");
+  else
+    t_ok (r == EFBIG && t_size (fd) == 0, "end at INT64_MAX: EFBIG, size 0 (got %d)", r);
+  close (fd);
+  unlink (path);
+}
+
+/* memfd: a tmpfs file like any other, until sealed.  */
+static void
+memfds (void)
+{
+  int m = memfd_create ("t-badinput", MFD_ALLOW_SEALING);
+
+  if (m < 0)
+    {
+      t_unsupported ("memfd: memfd_create: %s", strerror (errno));
+      return;
+    }
+  t_put (m, 0, 4096, 61);
+  expect ("memfd", m, HI_OFF, SMALL_LEN, 0);
+  t_ok (t_size (m) == HI_OFF + SMALL_LEN && t_same (m, 0, 4096, 61)
+	&& t_zero (m, HI_OFF, SMALL_LEN),
+	"memfd: size %lld, data kept", (long long) (HI_OFF + SMALL_LEN));
+  ftruncate (m, 8192);
+  fcntl (m, F_ADD_SEALS, F_SEAL_GROW);
+  expect ("memfd sealed against growing, past its end", m, 4096, 8192, EPERM);
+  expect ("memfd sealed against growing, inside", m, 0, 8192, 0);
+  t_ok (t_size (m) == 8192 && t_same (m, 0, 4096, 61),
+	"memfd sealed: size and data kept");
+  close (m);
+}
+
+/* Set or clear inode flag FLAG (FS_APPEND_FL, FS_IMMUTABLE_FL): 0 or an
+   errno.  */
+static int
+attr (int fd, int flag, int on)
+{
+  int a;
+
+  if (ioctl (fd, FS_IOC_GETFLAGS, &a) < 0)
+    return errno;
+  a = on ? a | flag : a & ~flag;
+  return ioctl (fd, FS_IOC_SETFLAGS, &a) < 0 ? errno : 0;
+}
+
+static void
+append_only (void)
+{
+  char path[4096];
+  struct snap s = { .seed = 62 };
+  int fd = data_file ("append", path, sizeof path, 62), e;
+
+  snap (fd, &s);
+  if ((e = attr (fd, FS_APPEND_FL, 1)))
+    {
+      t_unsupported ("append-only file: %s", strerror (e));
+      close (fd);
+      unlink (path);
+      return;
+    }
+  int w = open (path, O_WRONLY);
+  t_ok (w < 0 && errno == EPERM, "append-only file: open without O_APPEND fails");
+  int a = open (path, O_WRONLY | O_APPEND);
+  same (fd, &s, "append-only file, before");
+  /* A hole inside: the kernel allocates it (mode 0 is allowed on an
+     append-only file), the fallback cannot (it would have to write
+     inside the file), and says EBADF as for any O_APPEND descriptor it
+     cannot reopen without O_APPEND.  */
+  expect ("append-only file, hole inside", a, 4096, 8192,
+	  fallback ? EBADF : 0);
+  /* Past the end: both allocate, the fallback by appending.  */
+  expect ("append-only file, past its end", a, t_size (fd), 8192, 0);
+  t_ok (t_size (fd) == s.st.st_size + 8192 && t_same (fd, 0, 4096, 62)
+	&& t_same (fd, 65536, 4096, 63), "append-only file: data kept, size %lld",
+	(long long) s.st.st_size + 8192);
+  attr (fd, FS_APPEND_FL, 0);
+  close (a);
+  close (fd);
+  unlink (path);
+}
+
+static void
+immutable (void)
+{
+  char path[4096];
+  struct snap s = { .seed = 64 };
+  int fd = data_file ("immutable", path, sizeof path, 64), e;
+
+  snap (fd, &s);
+  if ((e = attr (fd, FS_IMMUTABLE_FL, 1)))
+    {
+      t_unsupported ("immutable file: %s", strerror (e));
+      close (fd);
+      unlink (path);
+      return;
+    }
+  /* The descriptor was opened for writing before the flag was set.  */
+  expect ("immutable file, hole inside", fd, 4096, 8192, EPERM);
+  expect ("immutable file, past its end", fd, 4096, HI_LEN, EPERM);
+  same (fd, &s, "immutable file");
+  attr (fd, FS_IMMUTABLE_FL, 0);
+  close (fd);
+  unlink (path);
+}
+
+static void
+swap_off (void)
+{
+  if (swap_path[0])
+    swapoff (swap_path);
+}
+
+static void
+swap_file (void)
+{
+  static char zeros[1 << 20];
+  int fd = t_create (dir, "swap", swap_path, sizeof swap_path), st;
+
+  /* A swap file has no holes: 4 MiB written, then mkswap.  */
+  for (int i = 0; i < 4; i++)
+    pwrite64 (fd, zeros, sizeof zeros, (int64_t) i << 20);
+  fsync (fd);
+  fchmod (fd, 0600);
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      int null = open ("/dev/null", O_WRONLY);
+      dup2 (null, 1);
+      dup2 (null, 2);
+      execlp ("mkswap", "mkswap", swap_path, (char *) NULL);
+      _exit (127);
+    }
+  waitpid (pid, &st, 0);
+  atexit (swap_off);
+  if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
+    t_unsupported ("active swap file: mkswap failed or is missing");
+  else if (swapon (swap_path, 0) < 0)
+    t_unsupported ("active swap file: swapon: %s", strerror (errno));
+  else
+    {
+      struct stat64 before;
+      fstat64 (fd, &before);
+      struct statfs sf;
+      if (fallback && fstatfs (fd, &sf) == 0 && sf.f_type == XFS_SUPER_MAGIC)
+	t_unsupported ("active swap file, inside: xfs answers an empty write "
+		       "before its swap check, so the fallback, which has "
+		       "nothing to write there, cannot tell (0, not ETXTBSY)");
+      else
+	expect ("active swap file, inside", fd, 0, 8192, ETXTBSY);
+      expect ("active swap file, past its end", fd, 4 << 20, 8192, ETXTBSY);
+      t_ok (t_size (fd) == before.st_size, "active swap file: size kept");
+      swapoff (swap_path);
+    }
+  swap_path[0] = 0;
+  close (fd);
+  char p[4096];
+  snprintf (p, sizeof p, "%s/swap", dir);
+  unlink (p);
+}
+
+int
+main (int argc, char **argv)
+{
+  dir = argc > 1 ? argv[1] : ".";
+  filt = t_filtered ();
+  char path[4096];
+  int p = t_create (dir, "probe", path, sizeof path);
+  fallback = filt || fallocate (p, 0, 0, 4096) != 0;
+  close (p);
+  unlink (path);
+  printf ("# t-badinput in %s (%s)\n", dir, filt ? "fallback" : "system call");
+  descriptors ();
+  top ();
+  memfds ();
+  if (geteuid () == 0)
+    {
+      append_only ();
+      immutable ();
+      swap_file ();
+    }
+  else
+    t_unsupported ("append-only, immutable and swap files: need root");
+  printf ("# %d bad inputs tried\n", tried);
+  return t_done ();
+}

@@ -1,0 +1,39 @@
+/* t-preload DIR: linked against the system libc only, it binds
+   fallocate@GLIBC_2.10, fallocate64, posix_fallocate and posix_fallocate64
+   as any program does.  Run under fa-seccomp ENOSYS it reports what each
+   call gave; with libfallocate preloaded the posix calls must succeed.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "tcheck.h"
+
+int
+main (int argc, char **argv)
+{
+  char path[4096];
+  const char *dir = argc > 1 ? argv[1] : ".";
+  int expect_shim = argc > 2 && argv[2][0] == 's';
+  int fd = t_create (dir, "preload", path, sizeof path), r, r64;
+  const char *who = expect_shim ? "preloaded" : "glibc";
+
+  r = posix_fallocate (fd, 0, 65536);
+  t_ok (expect_shim ? r == 0 && t_size (fd) == 65536 : r == ENOSYS,
+	"%s posix_fallocate under ENOSYS: %d, size %lld", who, r,
+	(long long) t_size (fd));
+  r64 = posix_fallocate64 (fd, HI_OFF, SMALL_LEN);
+  t_ok (expect_shim ? r64 == 0 && t_size (fd) == HI_OFF + SMALL_LEN
+		      && t_nohole (fd, HI_OFF, SMALL_LEN) : r64 == ENOSYS,
+	"%s posix_fallocate64 under ENOSYS: %d, size %lld", who, r64,
+	(long long) t_size (fd));
+  errno = 0;
+  r = fallocate (fd, 0, 0, 1);
+  t_ok (r == -1 && errno == ENOSYS, "%s fallocate: no emulation, ENOSYS", who);
+  errno = 0;
+  r = fallocate64 (fd, 0, HI_OFF, 1);
+  t_ok (r == -1 && errno == ENOSYS, "%s fallocate64: no emulation, ENOSYS", who);
+  close (fd);
+  unlink (path);
+  return t_done ();
+}

@@ -1,0 +1,151 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "tcheck.h"
+
+int t_failures;
+
+void
+t_ok (int cond, const char *fmt, ...)
+{
+  va_list ap;
+
+  fputs (cond ? "PASS: " : "FAIL: ", stdout);
+  va_start (ap, fmt);
+  vprintf (fmt, ap);
+  va_end (ap);
+  putchar ('\n');
+  fflush (stdout);
+  t_failures += !cond;
+}
+
+void
+t_unsupported (const char *fmt, ...)
+{
+  va_list ap;
+
+  fputs ("UNSUPPORTED: ", stdout);
+  va_start (ap, fmt);
+  vprintf (fmt, ap);
+  va_end (ap);
+  putchar ('\n');
+  fflush (stdout);
+}
+
+int
+t_done (void)
+{
+  return t_failures != 0;
+}
+
+int
+t_filtered (void)
+{
+  /* Length 0: the kernel says EINVAL, a seccomp filter its errno.  An open
+     descriptor, because valgrind answers a bad one itself.  */
+  int fd = open ("/dev/null", O_RDONLY), e;
+  long r = syscall (SYS_fallocate, fd, 0, (off_t) 0, (off_t) 0);
+  e = r < 0 && errno != EINVAL ? errno : 0;
+  close (fd);
+  return e;
+}
+
+int
+t_valgrind (void)
+{
+  return getenv ("FA_VALGRIND") != NULL;
+}
+
+int
+t_create (const char *dir, const char *name, char *path, size_t size)
+{
+  int fd;
+
+  snprintf (path, size, "%s/%s", dir, name);
+  unlink (path);
+  fd = open (path, O_RDWR | O_CREAT | O_TRUNC | O_LARGEFILE, 0644);
+  if (fd < 0)
+    {
+      perror (path);
+      exit (2);
+    }
+  return fd;
+}
+
+unsigned char
+t_byte (unsigned seed, int64_t i)
+{
+  uint64_t x = (uint64_t) i * 0x9E3779B97F4A7C15ULL + seed * 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 29;
+  return (unsigned char) (x % 255 + 1);
+}
+
+void
+t_put (int fd, int64_t off, size_t len, unsigned seed)
+{
+  unsigned char *b = malloc (len);
+
+  for (size_t i = 0; i < len; i++)
+    b[i] = t_byte (seed, off + (int64_t) i);
+  if (pwrite64 (fd, b, len, off) != (ssize_t) len)
+    {
+      perror ("t_put: pwrite");
+      exit (2);
+    }
+  free (b);
+}
+
+int
+t_same (int fd, int64_t off, size_t len, unsigned seed)
+{
+  unsigned char *b = malloc (len);
+  int same = pread64 (fd, b, len, off) == (ssize_t) len;
+
+  for (size_t i = 0; same && i < len; i++)
+    same = b[i] == t_byte (seed, off + (int64_t) i);
+  free (b);
+  return same;
+}
+
+int
+t_zero (int fd, int64_t off, size_t len)
+{
+  unsigned char *b = malloc (len);
+  int zero = pread64 (fd, b, len, off) == (ssize_t) len;
+
+  for (size_t i = 0; zero && i < len; i++)
+    zero = b[i] == 0;
+  free (b);
+  return zero;
+}
+
+int64_t
+t_alloc (int fd)
+{
+  struct stat64 st;
+
+  fsync (fd);
+  return fstat64 (fd, &st) == 0 ? (int64_t) st.st_blocks * 512 : -1;
+}
+
+int64_t
+t_size (int fd)
+{
+  struct stat64 st;
+
+  return fstat64 (fd, &st) == 0 ? st.st_size : -1;
+}
+
+int
+t_nohole (int fd, int64_t off, int64_t len)
+{
+  int64_t h = lseek64 (fd, off, SEEK_HOLE);
+  return h >= off + len;
+}

@@ -1,0 +1,50 @@
+/* Helpers for the conformance programs.  Each program prints one line per
+   assertion, "PASS: name", "FAIL: name (why)" or "UNSUPPORTED: name
+   (why)", and exits 1 if anything failed: plain output that DejaGnu, a VM
+   console or qemu-user can all read.  */
+#ifndef TCHECK_H
+#define TCHECK_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Values whose 32-bit halves differ, so that a wrong register split of
+   offset or len changes the result.  */
+#define HI_OFF ((int64_t) 0x100003000LL)	/* 4 GiB + 12 KiB */
+#define HI_LEN ((int64_t) 0x100020000LL)	/* 4 GiB + 128 KiB */
+#define SMALL_LEN ((int64_t) 0x20000)
+
+extern int t_failures;
+void t_ok (int cond, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+void t_unsupported (const char *fmt, ...)
+  __attribute__ ((format (printf, 1, 2)));
+int t_done (void);
+
+/* The errno fallocate gets from the kernel right now: 0 when the system
+   call is there, ENOSYS or EOPNOTSUPP under fa-seccomp.  */
+int t_filtered (void);
+
+/* Nonzero under make check-valgrind (FA_VALGRIND set): valgrind answers
+   a negative descriptor with EBADF itself, before any seccomp filter.  */
+int t_valgrind (void);
+
+/* A new empty file DIR/NAME, open O_RDWR.  */
+int t_create (const char *dir, const char *name, char *path, size_t size);
+
+/* Deterministic non-zero bytes: byte I of pattern SEED.  */
+unsigned char t_byte (unsigned seed, int64_t i);
+/* Write LEN pattern bytes at OFF; check that they read back unchanged.  */
+void t_put (int fd, int64_t off, size_t len, unsigned seed);
+int t_same (int fd, int64_t off, size_t len, unsigned seed);
+/* Nonzero if [OFF, OFF+LEN) reads as zeros.  */
+int t_zero (int fd, int64_t off, size_t len);
+
+/* Bytes allocated to the file (st_blocks * 512) and its size.  */
+int64_t t_alloc (int fd);
+int64_t t_size (int fd);
+/* Nonzero if [OFF, OFF+LEN) contains no hole per SEEK_HOLE.  */
+int t_nohole (int fd, int64_t off, int64_t len);
+
+#endif

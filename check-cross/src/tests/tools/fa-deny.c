@@ -1,0 +1,37 @@
+/* A seccomp filter that answers ERR to fallocate, for x86_64, x32 and
+   i386 callers alike, and lets every other system call through.  It also
+   catches the calls qemu-user makes on behalf of a guest.  */
+#include <stddef.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include "fa-deny.h"
+
+#define NR_X86_64 285
+#define NR_I386 324
+#define X32_BIT 0x40000000
+
+int
+fa_deny_fallocate (unsigned int err)
+{
+  struct sock_filter prog[] = {
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 4),
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NR_X86_64, 5, 0),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NR_X86_64 | X32_BIT, 4, 0),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, 3),
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NR_I386, 0, 1),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog fprog = { sizeof prog / sizeof prog[0], prog };
+
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0
+      || prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) < 0)
+    return -1;
+  return 0;
+}

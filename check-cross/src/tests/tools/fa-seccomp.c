@@ -1,0 +1,40 @@
+/* fa-seccomp ERRNO COMMAND [ARGS...]: run COMMAND where the fallocate
+   system call fails with ERRNO (ENOSYS: a kernel or sandbox without it;
+   EOPNOTSUPP: a filesystem without it).  The filter is inherited across
+   exec and fork, needs no privilege, and also catches the calls qemu-user
+   makes on behalf of a guest.  */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "fa-deny.h"
+
+int
+main (int argc, char **argv)
+{
+  unsigned int err;
+
+  if (argc < 3)
+    {
+      fprintf (stderr, "usage: fa-seccomp ENOSYS|EOPNOTSUPP COMMAND [ARGS...]\n");
+      return 2;
+    }
+  if (strcmp (argv[1], "ENOSYS") == 0)
+    err = ENOSYS;
+  else if (strcmp (argv[1], "EOPNOTSUPP") == 0)
+    err = EOPNOTSUPP;
+  else
+    {
+      fprintf (stderr, "fa-seccomp: unknown errno %s\n", argv[1]);
+      return 2;
+    }
+
+  if (fa_deny_fallocate (err) < 0)
+    {
+      perror ("fa-seccomp: prctl");
+      return 126;
+    }
+  execvp (argv[2], argv + 2);
+  fprintf (stderr, "fa-seccomp: %s: %s\n", argv[2], strerror (errno));
+  return 127;
+}
