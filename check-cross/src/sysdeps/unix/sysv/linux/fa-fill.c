@@ -236,7 +236,10 @@ walk_holes (int rfd, int wfd, int mfd, int64_t from, int64_t to, int64_t bs)
 	return -errno;
       if (d < 0 || d > to)
 	d = to;
-      if (wfd >= 0 && mfd >= 0 && populate (mfd, h, d) < 0)
+      /* A hole still there after populating means the advice did nothing
+	 (qemu-user accepts and ignores it): write it the other way.  */
+      if (wfd >= 0 && mfd >= 0
+	  && (populate (mfd, h, d) < 0 || lseek64 (rfd, h, SEEK_HOLE) == h))
 	{
 	  int err = fill_blocks (rfd, wfd, h, d, bs, 0);
 	  if (err)
