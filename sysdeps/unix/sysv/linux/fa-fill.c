@@ -1,30 +1,39 @@
 /* Allocation by writing zeros, for filesystems (EOPNOTSUPP) and kernels or
    sandboxes (ENOSYS) where fallocate cannot allocate.
 
-   Guarantee: no byte that holds data is ever changed.  Two ways:
+   Guarantee: no byte that holds data is ever changed.
 
+   Past the end of file, for a range that starts inside the file: zeros
+   appended in 1 MiB writes through an O_APPEND descriptor (the caller's,
+   or one opened on /proc/self/fd/N).  An append lands where the file ends
+   at that moment, so it cannot overwrite a concurrent writer's data.
+
+   Holes, two ways:
    - Mapping (Linux 5.14 and later, a descriptor that is or can be reopened
-     O_RDWR): past the end of file, one zero byte is written at the end of
-     the range, which makes the rest a hole inside the file; the pages of
-     each hole are then faulted in for writing through a shared mapping
-     (madvise MADV_POPULATE_WRITE).  The filesystem allocates them as for
-     a write, and no byte is written: what a concurrent writer puts there
-     cannot be lost, whenever it comes.
-   - Writing (elsewhere, or if a mapping or a fault fails): past the end of
-     file, zeros in 1 MiB writes from one zero buffer, while the size is
-     still the one we made (an fstat before every write tells); into
-     holes, one zero byte per block, each written at an offset where
-     lseek SEEK_HOLE has just found a hole.
+     O_RDWR): the pages of each hole are faulted in for writing through a
+     shared mapping (madvise MADV_POPULATE_WRITE), 64 MiB windows kept
+     across holes.  The filesystem allocates them as for a write, and no
+     byte is written: what a concurrent writer puts there cannot be lost,
+     whenever it comes.  A range that starts past the end of file gets one
+     zero byte at its end, which makes the rest a hole.
+   - Writing (elsewhere, or if a mapping or a fault fails, or leaves the
+     hole there): one zero byte per block, each written at an offset where
+     lseek SEEK_HOLE has just found a hole; past the end of file without an
+     append descriptor, zeros in 1 MiB writes while the size is still the
+     one we made (an fstat before every write tells).
 
    Race windows, exactly (tests/progs/t-race measures them):
-   - mapping: a writer that writes the last byte of the range, past the
-     end of file, between our fstat and our one-byte write there, loses
-     that byte.  Nothing else.
+   - appending: none that loses data; a writer that extends the file
+     between our fstat and our append gets our zeros after its data, and
+     the file ends up to 1 MiB longer than the range.
+   - mapping, range starting past the end of file: a writer that writes
+     the last byte of the range between our fstat and our one-byte write
+     there loses that byte.
    - writing: a writer that fills a hole block between our check and our
-     write loses one byte, the last of the block in the range (glibc's
-     pread/pwrite probe has this window, per block).  A writer that writes
-     past the end of file between our fstat and our next 1 MiB write loses
-     what it wrote into that MiB.
+     write loses one byte, the one we write (glibc's pread/pwrite probe has
+     this window, per block).  A writer that writes past the end of file
+     between our fstat and our next 1 MiB write loses what it wrote into
+     that MiB.
    - failure: a writer that extends the file between our last fstat and
      the truncation that undoes our extension loses what it wrote past the
      old size.
@@ -180,36 +189,54 @@ fill_blocks (int rfd, int wfd, int64_t from, int64_t to, int64_t bs, int blind)
   return 0;
 }
 
+/* A window of the file mapped shared, kept across the holes it covers:
+   a mapping per hole costs more than its faults in a file of small holes.
+   FD < 0: no mapping way.  */
+struct window
+{
+  int fd;
+  char *p;
+  int64_t at;
+};
+
 /* Allocate the pages of [from, to), which lie inside the file, without
    writing a byte: 0, or -1 if that cannot be done (an error of the
    filesystem, ENOSPC among them, shows as a failed fault: EFAULT).  */
 static int
-populate (int mfd, int64_t from, int64_t to)
+populate (struct window *w, int64_t from, int64_t to)
 {
-  int64_t at = from - from % sysconf (_SC_PAGESIZE);
-
-  while (at < to)
+  from -= from % sysconf (_SC_PAGESIZE);
+  while (from < to)
     {
-      size_t n = to - at < WINDOW ? (size_t) (to - at) : WINDOW;
-      void *p = mmap64 (NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, at);
-      int r;
+      int64_t at = from - from % WINDOW;
+      int64_t n = (to - at < WINDOW ? to : at + WINDOW) - from;
 
-      if (p == MAP_FAILED)
+      if (w->p == NULL || w->at != at)
+	{
+	  if (w->p != NULL)
+	    munmap (w->p, WINDOW);
+	  w->p = mmap64 (NULL, WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 w->fd, at);
+	  if (w->p == MAP_FAILED)
+	    {
+	      w->p = NULL;
+	      return -1;
+	    }
+	  w->at = at;
+	}
+      if (madvise (w->p + (from - at), (size_t) n, MADV_POPULATE_WRITE) < 0)
 	return -1;
-      r = madvise (p, n, MADV_POPULATE_WRITE);
-      munmap (p, n);
-      if (r < 0)
-	return -1;
-      at += (int64_t) n;
+      from += n;
     }
   return 0;
 }
 
 /* The holes of [from, to): with WFD < 0 their size in bytes, else filled,
-   by the mapping MFD if it is >= 0 and works, else block by block; -errno
-   on failure.  */
+   through the window W if it has a descriptor and works, else block by
+   block; -errno on failure.  */
 static int64_t
-walk_holes (int rfd, int wfd, int mfd, int64_t from, int64_t to, int64_t bs)
+walk_holes (int rfd, int wfd, struct window *w, int64_t from, int64_t to,
+	    int64_t bs)
 {
   int64_t bytes = 0;
 
@@ -222,7 +249,7 @@ walk_holes (int rfd, int wfd, int mfd, int64_t from, int64_t to, int64_t bs)
 	 up to 2^63, which reads as negative: no hole in range either.  */
       if (h < 0 || h >= to)
 	break;
-      if (wfd >= 0 && mfd < 0)
+      if (wfd >= 0 && w->fd < 0)
 	{
 	  /* That SEEK_HOLE was the check: the byte at H is in a hole.  The
 	     next block is computed from TO - H: H + BS overflows in the last
@@ -238,8 +265,8 @@ walk_holes (int rfd, int wfd, int mfd, int64_t from, int64_t to, int64_t bs)
 	d = to;
       /* A hole still there after populating means the advice did nothing
 	 (qemu-user accepts and ignores it): write it the other way.  */
-      if (wfd >= 0 && mfd >= 0
-	  && (populate (mfd, h, d) < 0 || lseek64 (rfd, h, SEEK_HOLE) == h))
+      if (wfd >= 0 && w->fd >= 0
+	  && (populate (w, h, d) < 0 || lseek64 (rfd, h, SEEK_HOLE) == h))
 	{
 	  int err = fill_blocks (rfd, wfd, h, d, bs, 0);
 	  if (err)
@@ -277,8 +304,34 @@ extend (int rfd, int wfd, int64_t pos, int64_t end, int64_t bs, int blind,
   return 0;
 }
 
-/* The mapping way past the end of file: one zero byte at END - 1, unless
-   the file reaches END already.  */
+/* Past the end of file by appending, for a range that starts inside the
+   file: an append lands where the file ends at that moment, so it cannot
+   overwrite what a concurrent writer has put there.  A writer extending
+   the file between our fstat and our append makes the file end beyond END
+   by the zeros we append after its data: nothing of it is lost.  pwrite on
+   an O_APPEND descriptor appends; its offset is where it lands alone.  */
+static int
+append (int afd, int64_t end, int64_t *made)
+{
+  struct stat64 now;
+
+  while (fstat64 (afd, &now) == 0)
+    {
+      if (now.st_size >= end)
+	return 0;
+      size_t n = end - now.st_size < CHUNK ? (size_t) (end - now.st_size) : CHUNK;
+      ssize_t w = pwrite64 (afd, zeros, n, now.st_size);
+      if (w < 0 && errno != EINTR)
+	return errno;
+      if (w > 0)
+	*made = now.st_size + w;
+    }
+  return errno;
+}
+
+/* The mapping way past the end of file, for a range that starts past it:
+   one zero byte at END - 1, unless the file reaches END already; the rest
+   is then a hole to populate.  */
 static int
 grow (int wfd, int64_t end, int64_t *made)
 {
@@ -300,8 +353,9 @@ __fa_fill (int fd, int64_t off, int64_t len)
 {
   struct stat64 st;
   struct statvfs64 vfs;
+  struct window w = { -1, NULL, 0 };
   int flags, err = check (fd, off, len, &flags, &st);
-  int rfd, wfd = fd, mfd = -1, blind;
+  int rfd, wfd = fd, afd = -1, blind;
   int64_t end, size0, lim, tail, holes = 0, made, bs = 4096, pos = -1;
 
   if (err)
@@ -329,7 +383,7 @@ __fa_fill (int fd, int64_t off, int64_t len)
 	  && st.st_blocks * 512 < size0;
   if (blind && rfd == fd && (flags & O_ACCMODE) != O_RDWR)
     err = EBADF;
-  else if (!blind && (holes = walk_holes (rfd, -1, -1, off, lim, bs)) < 0)
+  else if (!blind && (holes = walk_holes (rfd, -1, &w, off, lim, bs)) < 0)
     err = (int) -holes;
   /* A filesystem that counts no blocks at all (memfd's internal tmpfs,
      a tmpfs mounted without a size) has no free space to check.  */
@@ -344,35 +398,35 @@ __fa_fill (int fd, int64_t off, int64_t len)
       if ((flags & O_APPEND) && (off > size0 || holes > 0 || blind))
 	err = EBADF;
     }
-  /* The mapping way needs a descriptor open for reading, a kernel that
-     knows the advice (an unknown one fails even for length 0), and, past
-     the end of file, a write that goes where it is told.  */
+  /* The mapping way needs a descriptor open for reading and a kernel that
+     knows the advice (an unknown one fails even for length 0).  */
   if (!err && !blind && madvise (NULL, 0, MADV_POPULATE_WRITE) == 0)
-    mfd = (flags & O_ACCMODE) == O_RDWR ? fd : reopen (fd, O_RDWR, &st);
-  if (mfd >= 0 && end > size0 && wfd == fd && (flags & O_APPEND))
-    {
-      if (mfd != fd)
-	close (mfd);
-      mfd = -1;
-    }
-  if (!err && mfd >= 0)
+    w.fd = (flags & O_ACCMODE) == O_RDWR ? fd : reopen (fd, O_RDWR, &st);
+  if (!err && end > size0 && off <= size0)
+    afd = (flags & O_APPEND) ? fd : reopen (fd, O_WRONLY | O_APPEND, &st);
+  if (!err && afd >= 0)
+    err = append (afd, end, &made);
+  else if (!err && w.fd >= 0)
     err = grow (wfd, end, &made);
   else if (!err)
     err = extend (rfd, wfd, off > size0 ? off : size0, end, bs, blind, &made);
   if (!err && blind)
     err = fill_blocks (rfd, wfd, off, lim, bs, 1);
-  else if (!err && (holes = walk_holes (rfd, wfd, mfd, off,
-					mfd >= 0 ? end : lim, bs)) < 0)
+  else if (!err && (holes = walk_holes (rfd, wfd, &w, off, end, bs)) < 0)
     err = (int) -holes;
-  /* Writes through our own descriptor and through the mapping did not
+  /* Writes through our own descriptors and through the mapping did not
      wait for the disk: the caller's O_SYNC or O_DSYNC asks for it.  */
   if (!err && (flags & O_DSYNC)
       && ((flags & O_SYNC) == O_SYNC ? fsync (fd) : fdatasync (fd)) < 0)
     err = errno;
   if (err && made > size0 && fstat64 (wfd, &st) == 0 && st.st_size == made)
     ftruncate64 (wfd, size0);
-  if (mfd >= 0 && mfd != fd)
-    close (mfd);
+  if (w.p != NULL)
+    munmap (w.p, WINDOW);
+  if (w.fd >= 0 && w.fd != fd)
+    close (w.fd);
+  if (afd >= 0 && afd != fd)
+    close (afd);
   if (rfd != fd)
     close (rfd);
   else if (pos >= 0)
