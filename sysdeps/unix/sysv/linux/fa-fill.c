@@ -197,6 +197,7 @@ struct window
   int fd;
   char *p;
   int64_t at;
+  int checked;			/* that populating fills holes */
 };
 
 /* Allocate the pages of [from, to), which lie inside the file, without
@@ -263,14 +264,20 @@ walk_holes (int rfd, int wfd, struct window *w, int64_t from, int64_t to,
 	return -errno;
       if (d < 0 || d > to)
 	d = to;
-      /* A hole still there after populating means the advice did nothing
-	 (qemu-user accepts and ignores it): write it the other way.  */
-      if (wfd >= 0 && w->fd >= 0
-	  && (populate (w, h, d) < 0 || lseek64 (rfd, h, SEEK_HOLE) == h))
+      if (wfd >= 0 && w->fd >= 0 && populate (w, h, d) < 0)
 	{
 	  int err = fill_blocks (rfd, wfd, h, d, bs, 0);
 	  if (err)
 	    return -err;
+	}
+      /* The first hole still there after populating means the advice does
+	 nothing here (qemu-user accepts and ignores it): from there on,
+	 write the other way.  */
+      if (wfd >= 0 && w->fd >= 0 && !w->checked++
+	  && lseek64 (rfd, h, SEEK_HOLE) == h)
+	{
+	  w->fd = -1;
+	  continue;
 	}
       bytes += d - h;
       from = d;
@@ -353,9 +360,9 @@ __fa_fill (int fd, int64_t off, int64_t len)
 {
   struct stat64 st;
   struct statvfs64 vfs;
-  struct window w = { -1, NULL, 0 };
+  struct window w = { -1, NULL, 0, 0 };
   int flags, err = check (fd, off, len, &flags, &st);
-  int rfd, wfd = fd, afd = -1, blind;
+  int rfd, wfd = fd, afd = -1, mfd = -1, blind;
   int64_t end, size0, lim, tail, holes = 0, made, bs = 4096, pos = -1;
 
   if (err)
@@ -401,7 +408,7 @@ __fa_fill (int fd, int64_t off, int64_t len)
   /* The mapping way needs a descriptor open for reading and a kernel that
      knows the advice (an unknown one fails even for length 0).  */
   if (!err && !blind && madvise (NULL, 0, MADV_POPULATE_WRITE) == 0)
-    w.fd = (flags & O_ACCMODE) == O_RDWR ? fd : reopen (fd, O_RDWR, &st);
+    w.fd = mfd = (flags & O_ACCMODE) == O_RDWR ? fd : reopen (fd, O_RDWR, &st);
   if (!err && end > size0 && off <= size0)
     afd = (flags & O_APPEND) ? fd : reopen (fd, O_WRONLY | O_APPEND, &st);
   if (!err && afd >= 0)
@@ -423,8 +430,8 @@ __fa_fill (int fd, int64_t off, int64_t len)
     ftruncate64 (wfd, size0);
   if (w.p != NULL)
     munmap (w.p, WINDOW);
-  if (w.fd >= 0 && w.fd != fd)
-    close (w.fd);
+  if (mfd >= 0 && mfd != fd)
+    close (mfd);
   if (afd >= 0 && afd != fd)
     close (afd);
   if (rfd != fd)
