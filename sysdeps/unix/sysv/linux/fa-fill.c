@@ -363,7 +363,8 @@ __fa_fill (int fd, int64_t off, int64_t len)
   struct window w = { -1, NULL, 0, 0 };
   int flags, err = check (fd, off, len, &flags, &st);
   int rfd, wfd = fd, afd = -1, mfd = -1, blind;
-  int64_t end, size0, lim, tail, holes = 0, made, bs = 4096, pos = -1;
+  int64_t end, size0, lim, tail, holes, made, bs = 4096, pos = -1;
+  uint64_t room = UINT64_MAX;
 
   if (err)
     return err;
@@ -378,6 +379,10 @@ __fa_fill (int fd, int64_t off, int64_t len)
     return errno;
   if (vfs.f_bsize >= 512 && vfs.f_bsize < 4096)
     bs = (int64_t) vfs.f_bsize;
+  /* A filesystem that counts no blocks at all (memfd's internal tmpfs,
+     a tmpfs mounted without a size) has no free space to check.  */
+  if (vfs.f_blocks > 0)
+    room = (uint64_t) vfs.f_bfree * vfs.f_frsize;
 
   /* lseek moves the offset of the open file description, which is the
      caller's: seek on a descriptor of our own, or else put it back.  */
@@ -388,21 +393,26 @@ __fa_fill (int fd, int64_t off, int64_t len)
     }
   blind = off < lim && (uint64_t) lseek64 (rfd, 0, SEEK_HOLE) >= (uint64_t) size0
 	  && st.st_blocks * 512 < size0;
+  /* The holes within the file, at most all of it; counted (two lseeks a
+     hole, as many again as filling them costs) only where the count
+     decides: when the upper bound would not fit.  */
+  holes = blind ? 0 : lim - off > 0 ? lim - off : 0;
   if (blind && rfd == fd && (flags & O_ACCMODE) != O_RDWR)
     err = EBADF;
-  else if (!blind && (holes = walk_holes (rfd, -1, &w, off, lim, bs)) < 0)
+  else if ((uint64_t) (holes + tail) > room
+	   && (holes = walk_holes (rfd, -1, &w, off, lim, bs)) < 0)
     err = (int) -holes;
-  /* A filesystem that counts no blocks at all (memfd's internal tmpfs,
-     a tmpfs mounted without a size) has no free space to check.  */
-  else if (vfs.f_blocks > 0
-	   && (uint64_t) (holes + tail) > (uint64_t) vfs.f_bfree * vfs.f_frsize)
+  else if ((uint64_t) (holes + tail) > room)
     err = ENOSPC;
   else if ((flags & (O_APPEND | O_DSYNC | O_DIRECT))
 	   && (wfd = reopen (fd, O_WRONLY, &st)) < 0)
     {
-      /* Appending writes exactly where a pure extension must go.  */
+      /* Appending writes exactly where a pure extension must go, which
+	 is all there is to do if the range within the file has no holes.  */
       wfd = fd;
-      if ((flags & O_APPEND) && (off > size0 || holes > 0 || blind))
+      if ((flags & O_APPEND) && !blind && off <= size0 && holes > 0)
+	holes = walk_holes (rfd, -1, &w, off, lim, bs);
+      if ((flags & O_APPEND) && (off > size0 || holes != 0 || blind))
 	err = EBADF;
     }
   /* The mapping way needs a descriptor open for reading and a kernel that
