@@ -3,6 +3,7 @@
 #ifndef FA_INTERNAL_H
 #define FA_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define FA_HIDDEN __attribute__ ((visibility ("hidden")))
@@ -17,8 +18,30 @@ FA_HIDDEN int __fa_result (long ret);
    is left as it was.  */
 FA_HIDDEN int __fa_posix (int fd, int64_t offset, int64_t len);
 
+/* The fallocate system call as a program sees it, fallocate-shim's
+   policy applied (io/fa-policy.c): 0 or -errno.  */
+FA_HIDDEN long __fa_fallocate (int fd, int mode, int64_t offset, int64_t len);
+
+/* A MODE the kernel or the filesystem refused with REFUSED (EOPNOTSUPP or
+   ENOSYS), done by writing where its visible result can be had so: 0 or
+   an error number, REFUSED for the modes that cannot.  May change
+   errno.  */
+FA_HIDDEN int __fa_emulate (int fd, int mode, int64_t offset, int64_t len,
+			    int refused);
+
 /* Allocation by writing zeros, for when the system call cannot do it:
    0 or an error number.  May change errno.  */
 FA_HIDDEN int __fa_fill (int fd, int64_t offset, int64_t len);
+
+/* Helpers of the fallback (sysdeps/unix/sysv/linux/fa-fill.c) that the
+   emulation shares.  The checks of vfs_fallocate for MODE, setting *FLAGS
+   and *ST: 0 or an error number.  */
+struct stat64;
+FA_HIDDEN int __fa_check (int fd, int mode, int64_t offset, int64_t len,
+			  int *flags, struct stat64 *st);
+/* Another descriptor for the file of FD, opened with FLAGS, or -1.  */
+FA_HIDDEN int __fa_reopen (int fd, int flags, const struct stat64 *st);
+/* N zero bytes written at POS: 0 or an error number.  */
+FA_HIDDEN int __fa_put_zeros (int fd, int64_t pos, size_t n);
 
 #endif

@@ -4,5 +4,5 @@
 int
 fallocate (int fd, int mode, off_t offset, off_t len)
 {
-  return __fa_result (__fa_syscall (fd, mode, offset, len));
+  return __fa_result (__fa_fallocate (fd, mode, offset, len));
 }

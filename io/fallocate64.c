@@ -4,5 +4,5 @@
 int
 fallocate64 (int fd, int mode, __off64_t offset, __off64_t len)
 {
-  return __fa_result (__fa_syscall (fd, mode, offset, len));
+  return __fa_result (__fa_fallocate (fd, mode, offset, len));
 }

@@ -72,6 +72,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <fallocate.h>
 #include "fa-internal.h"
 
 #define CHUNK (1 << 20)
@@ -83,9 +84,11 @@ static char zeros[CHUNK];
 /* The checks of vfs_fallocate, in its order, so that a call gets the same
    answer whether the kernel or this file decides.  A directory cannot be
    open for writing, so EISDIR cannot arise here; block devices (fixed
-   size) and all other files get ENODEV, as with glibc.  */
-static int
-check (int fd, int64_t off, int64_t len, int *flags, struct stat64 *st)
+   size) and all other files get ENODEV, as with glibc.  MODE is one that
+   the kernel accepts.  */
+int
+__fa_check (int fd, int mode, int64_t off, int64_t len, int *flags,
+	    struct stat64 *st)
 {
   int attr;
 
@@ -100,7 +103,9 @@ check (int fd, int64_t off, int64_t len, int *flags, struct stat64 *st)
     return ESPIPE;
   if (!S_ISREG (st->st_mode))
     return ENODEV;
-  if (ioctl (fd, FS_IOC_GETFLAGS, &attr) == 0 && (attr & FS_IMMUTABLE_FL))
+  if (ioctl (fd, FS_IOC_GETFLAGS, &attr) == 0
+      && ((attr & FS_IMMUTABLE_FL)
+	  || ((mode & ~FALLOC_FL_KEEP_SIZE) && (attr & FS_APPEND_FL))))
     return EPERM;
   /* An active swap file: the kernel refuses every write to it with
      ETXTBSY, even one of no bytes, which changes nothing anywhere.  xfs
@@ -114,8 +119,8 @@ check (int fd, int64_t off, int64_t len, int *flags, struct stat64 *st)
 }
 
 /* A second descriptor for the same file, or -1.  */
-static int
-reopen (int fd, int flags, const struct stat64 *st)
+int
+__fa_reopen (int fd, int flags, const struct stat64 *st)
 {
   char path[32];
   struct stat64 again;
@@ -134,12 +139,12 @@ reopen (int fd, int flags, const struct stat64 *st)
   return nfd;
 }
 
-static int
-put_zeros (int fd, int64_t pos, size_t n)
+int
+__fa_put_zeros (int fd, int64_t pos, size_t n)
 {
   while (n > 0)
     {
-      ssize_t w = pwrite64 (fd, zeros, n, pos);
+      ssize_t w = pwrite64 (fd, zeros, n < CHUNK ? n : CHUNK, pos);
       if (w < 0 && errno != EINTR)
 	return errno;
       if (w > 0)
@@ -183,7 +188,7 @@ fill_blocks (int rfd, int wfd, int64_t from, int64_t to, int64_t bs, int blind)
       int hole = is_hole (rfd, last, blind);
       if (hole < 0)
 	return errno;
-      if (hole && put_zeros (wfd, last, 1))
+      if (hole && __fa_put_zeros (wfd, last, 1))
 	return errno;
     }
   return 0;
@@ -255,7 +260,7 @@ walk_holes (int rfd, int wfd, struct window *w, int64_t from, int64_t to,
 	  /* That SEEK_HOLE was the check: the byte at H is in a hole.  The
 	     next block is computed from TO - H: H + BS overflows in the last
 	     block below INT64_MAX.  */
-	  int err = put_zeros (wfd, h, 1);
+	  int err = __fa_put_zeros (wfd, h, 1);
 	  if (err)
 	    return -err;
 	  d = to - h > bs - h % bs ? h - h % bs + bs : to;
@@ -302,7 +307,7 @@ extend (int rfd, int wfd, int64_t pos, int64_t end, int64_t bs, int blind,
 	return errno;
       if (now.st_size != *made)
 	return fill_blocks (rfd, wfd, pos, end, bs, blind);
-      err = put_zeros (wfd, pos, n);
+      err = __fa_put_zeros (wfd, pos, n);
       if (err)
 	return err;
       pos += n;
@@ -349,7 +354,7 @@ grow (int wfd, int64_t end, int64_t *made)
     return errno;
   if (now.st_size >= end)
     return 0;
-  err = put_zeros (wfd, end - 1, 1);
+  err = __fa_put_zeros (wfd, end - 1, 1);
   if (!err)
     *made = end;
   return err;
@@ -361,7 +366,7 @@ __fa_fill (int fd, int64_t off, int64_t len)
   struct stat64 st;
   struct statvfs64 vfs;
   struct window w = { -1, NULL, 0, 0 };
-  int flags, err = check (fd, off, len, &flags, &st);
+  int flags, err = __fa_check (fd, 0, off, len, &flags, &st);
   int rfd, wfd = fd, afd = -1, mfd = -1, blind;
   int64_t end, size0, lim, tail, holes, made, bs = 4096, pos = -1;
   uint64_t room = UINT64_MAX;
@@ -386,7 +391,7 @@ __fa_fill (int fd, int64_t off, int64_t len)
 
   /* lseek moves the offset of the open file description, which is the
      caller's: seek on a descriptor of our own, or else put it back.  */
-  if ((rfd = reopen (fd, O_RDONLY, &st)) < 0)
+  if ((rfd = __fa_reopen (fd, O_RDONLY, &st)) < 0)
     {
       rfd = fd;
       pos = lseek64 (fd, 0, SEEK_CUR);
@@ -405,7 +410,7 @@ __fa_fill (int fd, int64_t off, int64_t len)
   else if ((uint64_t) (holes + tail) > room)
     err = ENOSPC;
   else if ((flags & (O_APPEND | O_DSYNC | O_DIRECT))
-	   && (wfd = reopen (fd, O_WRONLY, &st)) < 0)
+	   && (wfd = __fa_reopen (fd, O_WRONLY, &st)) < 0)
     {
       /* Appending writes exactly where a pure extension must go, which
 	 is all there is to do if the range within the file has no holes.  */
@@ -418,9 +423,10 @@ __fa_fill (int fd, int64_t off, int64_t len)
   /* The mapping way needs a descriptor open for reading and a kernel that
      knows the advice (an unknown one fails even for length 0).  */
   if (!err && !blind && madvise (NULL, 0, MADV_POPULATE_WRITE) == 0)
-    w.fd = mfd = (flags & O_ACCMODE) == O_RDWR ? fd : reopen (fd, O_RDWR, &st);
+    w.fd = mfd = (flags & O_ACCMODE) == O_RDWR
+		 ? fd : __fa_reopen (fd, O_RDWR, &st);
   if (!err && end > size0 && off <= size0)
-    afd = (flags & O_APPEND) ? fd : reopen (fd, O_WRONLY | O_APPEND, &st);
+    afd = (flags & O_APPEND) ? fd : __fa_reopen (fd, O_WRONLY | O_APPEND, &st);
   if (!err && afd >= 0)
     err = append (afd, end, &made);
   else if (!err && w.fd >= 0)
