@@ -35,12 +35,22 @@ FA_HIDDEN int __fa_fill (int fd, int64_t offset, int64_t len);
 
 /* Helpers of the fallback (sysdeps/unix/sysv/linux/fa-fill.c) that the
    emulation shares.  The checks of vfs_fallocate for MODE, setting *FLAGS
-   and *ST: 0 or an error number.  */
+   and *ST, and *SOLO if no descriptor of ours may be opened on the file
+   (closing it would drop the process's record locks): 0 or an error
+   number.  */
 struct stat64;
 FA_HIDDEN int __fa_check (int fd, int mode, int64_t offset, int64_t len,
-			  int *flags, struct stat64 *st);
-/* Another descriptor for the file of FD, opened with FLAGS, or -1.  */
-FA_HIDDEN int __fa_reopen (int fd, int flags, const struct stat64 *st);
+			  int *flags, struct stat64 *st, int *solo);
+/* Another descriptor for the file of FD, opened with FLAGS, or -1 (at
+   once if SOLO).  */
+FA_HIDDEN int __fa_reopen (int fd, int flags, const struct stat64 *st,
+			   int solo);
+/* A descriptor to lseek on without moving FD's file offset: one of our
+   own, or FD itself with its offset saved in *POS; __fa_unseek closes it
+   or puts the offset back.  */
+FA_HIDDEN int __fa_seeker (int fd, const struct stat64 *st, int solo,
+			   int64_t *pos);
+FA_HIDDEN void __fa_unseek (int fd, int rfd, int64_t pos);
 /* N zero bytes written at POS: 0 or an error number.  */
 FA_HIDDEN int __fa_put_zeros (int fd, int64_t pos, size_t n);
 

@@ -8,7 +8,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <linux/magic.h>
@@ -42,7 +46,7 @@ errors (void)
 {
   char path[4096];
   int fd = t_create (dir, "perrors", path, sizeof path), p[2];
-  int ro = open (path, O_RDONLY), op = open (path, O_PATH);
+  int ro = open (path, O_RDONLY), op = open (path, O_PATH), am3 = open (path, 3);
   int nul = open ("/dev/null", O_WRONLY), s = socket (AF_UNIX, SOCK_STREAM, 0);
 
   t_put (fd, 0, 4096, 9);
@@ -53,6 +57,8 @@ errors (void)
   fails ("len < 0", fd, HI_OFF, -HI_LEN, EINVAL);
   fails ("read-only fd", ro, HI_OFF, SMALL_LEN, EBADF);
   fails ("O_PATH fd", op, HI_OFF, SMALL_LEN, EBADF);
+  /* Access mode 3: neither read nor write (ioctl-only descriptors).  */
+  fails ("access mode 3 fd", am3, 0, SMALL_LEN, EBADF);
   fails ("offset + len overflows", fd, INT64_MAX - 10, HI_LEN, EFBIG);
   fails ("len overflows", fd, HI_OFF, INT64_MAX, EFBIG);
   if (pipe (p) == 0)
@@ -170,7 +176,8 @@ scenarios (const char *how, int flags)
       t_ok (lseek64 (cfd, 0, SEEK_CUR) == HI_OFF + 5,
 	    "%s, %s: file offset unchanged", l->name, how);
       verify (fd, l, size0, how);
-      if (flags & O_APPEND)
+      /* (An O_DIRECT descriptor refuses the one-byte write.)  */
+      if ((flags & O_APPEND) && !(flags & O_DIRECT))
 	{
 	  /* The descriptor still appends at the (new) end, nothing else was.  */
 	  int64_t end = t_size (fd);
@@ -182,6 +189,176 @@ scenarios (const char *how, int flags)
       close (fd);
       unlink (path);
     }
+}
+
+/* A 32-bit program's descriptor opened without O_LARGEFILE: the kernel
+   allocates past 2 GiB through it, so must the fallback (64-bit kernels
+   set O_LARGEFILE on every descriptor of a 64-bit program).  */
+static void
+no_largefile (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "nolfs", path, sizeof path), kept;
+  int nl = open (path, O_RDWR);
+
+  t_put (fd, 0, 4096, 22);
+  int r = call (nl, HI_OFF, 4096, &kept);
+  t_ok (r == 0 && t_size (fd) == HI_OFF + 4096 && t_same (fd, 0, 4096, 22),
+	"descriptor without O_LARGEFILE: allocated past 4 GiB (got %d)", r);
+  close (nl);
+  close (fd);
+  unlink (path);
+}
+
+static volatile sig_atomic_t sigio;
+
+static void
+on_sigio (int sig)
+{
+  (void) sig;
+  sigio++;
+}
+
+/* The process's own record lock on the file, held by another process's
+   test: closing any descriptor of the file drops such locks, so the
+   fallback must not open and close descriptors of its own then.  */
+static int
+lock_held (const char *path)
+{
+  pid_t pid = fork ();
+  int status;
+
+  if (pid == 0)
+    {
+      struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+      int fd = open (path, O_RDWR);
+      _exit (fd < 0 || fcntl (fd, F_GETLK, &lk) < 0 || lk.l_type != F_WRLCK
+	     || lk.l_pid != getppid ());
+    }
+  return pid > 0 && waitpid (pid, &status, 0) == pid && WIFEXITED (status)
+	 && WEXITSTATUS (status) == 0;
+}
+
+/* Record locks and leases survive posix_fallocate, and its writes there
+   still undo themselves on failure.  */
+static void
+locks (void)
+{
+  char path[4096];
+  struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 100 };
+  struct rlimit old, lim;
+  int fd = t_create (dir, "locked", path, sizeof path), kept, r;
+  int wo = open (path, O_WRONLY | O_LARGEFILE);
+
+  t_put (fd, 0, 4096, 23);
+  t_ok (fcntl (wo, F_SETLK, &lk) == 0 && lock_held (path),
+	"record lock: held before");
+  r = call (wo, 65536, 262144, &kept);
+  t_ok (r == 0 && t_size (fd) == 65536 + 262144 && t_same (fd, 0, 4096, 23)
+	&& t_zero (fd, 4096, 65536 + 262144 - 4096),
+	"record lock: O_WRONLY range past EOF allocated (got %d)", r);
+  t_ok (lock_held (path), "record lock: still held after");
+  r = call (wo, 0, 65536 + 262144, &kept);
+  t_ok (r == 0 && t_alloc (fd) >= 65536 + 262144 && lock_held (path),
+	"record lock: hole filled, lock still held (got %d)", r);
+
+  /* Past RLIMIT_FSIZE, the writes fail part way: EFBIG, the size as it
+     was, counting the last short write.  */
+  getrlimit (RLIMIT_FSIZE, &old);
+  lim = old;
+  lim.rlim_cur = t_size (fd) + (3 << 19);
+  signal (SIGXFSZ, SIG_IGN);
+  int64_t size0 = t_size (fd);
+  if (setrlimit (RLIMIT_FSIZE, &lim) == 0)
+    {
+      r = call (wo, size0 + 4096, 4 << 20, &kept);
+      setrlimit (RLIMIT_FSIZE, &old);
+      t_ok (r == EFBIG && t_size (fd) == size0 && t_same (fd, 0, 4096, 23),
+	    "record lock, past RLIMIT_FSIZE: EFBIG, size %lld as before "
+	    "(got %d, %lld)", (long long) size0, r, (long long) t_size (fd));
+    }
+  signal (SIGXFSZ, SIG_DFL);
+  close (wo);
+
+  /* A write lease needs the file open once only: FD.  */
+  signal (SIGIO, on_sigio);
+  if (fcntl (fd, F_SETLEASE, F_WRLCK) < 0)
+    t_unsupported ("lease: %s", strerror (errno));
+  else
+    {
+      r = call (fd, 0, 1 << 20, &kept);
+      t_ok (r == 0 && t_size (fd) == 1 << 20
+	    && fcntl (fd, F_GETLEASE) == F_WRLCK && sigio == 0,
+	    "lease: kept, not broken (got %d, %d signals)", r, (int) sigio);
+      fcntl (fd, F_SETLEASE, F_UNLCK);
+    }
+  signal (SIGIO, SIG_DFL);
+  close (fd);
+  unlink (path);
+}
+
+struct appender
+{
+  int fd;
+  int64_t after, at;
+  volatile int done;
+};
+
+/* Appends a marker once the file has grown past A->after, unless the
+   call is over by then.  */
+static void *
+append_marker (void *arg)
+{
+  struct appender *a = arg;
+
+  while (t_size (a->fd) <= a->after && !a->done)
+    ;
+  /* The descriptor's offset ends where the append landed.  */
+  if (!a->done && write (a->fd, "WRITER-DATA!", 12) == 12)
+    a->at = lseek64 (a->fd, 0, SEEK_CUR) - 12;
+  return NULL;
+}
+
+/* A writer appends while the fallback appends, then the fallback fails
+   (RLIMIT_FSIZE): the size is no longer the fallback's to truncate, and
+   the writer's bytes stay.  */
+static void
+append_then_fail (void)
+{
+  char path[4096], got[12];
+  struct rlimit old, lim;
+  struct appender a = { -1, 4096 + (1 << 20), -1, 0 };
+  pthread_t th;
+  int fd = t_create (dir, "appender", path, sizeof path), kept, r;
+
+  t_put (fd, 0, 4096, 24);
+  a.fd = open (path, O_WRONLY | O_APPEND | O_LARGEFILE);
+  getrlimit (RLIMIT_FSIZE, &old);
+  lim = old;
+  lim.rlim_cur = 8 << 20;
+  signal (SIGXFSZ, SIG_IGN);
+  if (setrlimit (RLIMIT_FSIZE, &lim) < 0
+      || pthread_create (&th, NULL, append_marker, &a) != 0)
+    t_unsupported ("appender: %s", strerror (errno));
+  else
+    {
+      r = call (fd, 0, 16 << 20, &kept);
+      a.done = 1;
+      pthread_join (th, NULL);
+      setrlimit (RLIMIT_FSIZE, &old);
+      if (a.at < 0)
+	t_unsupported ("appender, then failure: the writer came too late");
+      else
+	t_ok (r == EFBIG && a.at >= 4096 && pread64 (fd, got, 12, a.at) == 12
+	    && memcmp (got, "WRITER-DATA!", 12) == 0
+	    && t_same (fd, 0, 4096, 24),
+	    "appender, then failure: EFBIG, the writer's bytes at %lld kept "
+	    "(got %d)", (long long) a.at, r);
+    }
+  signal (SIGXFSZ, SIG_DFL);
+  close (a.fd);
+  close (fd);
+  unlink (path);
 }
 
 /* More than the free space: ENOSPC, and the file as it was.  */
@@ -220,7 +397,7 @@ enospc (void)
     {
       t_ok (t_size (fd) == 4096, "ENOSPC: size as before (%lld)",
 	    (long long) t_size (fd));
-      t_ok ((int64_t) v.f_bfree * v.f_frsize >= freeb - (1 << 20),
+      t_ok ((int64_t) (v.f_bfree * v.f_frsize) >= freeb - (1 << 20),
 	    "ENOSPC: free space as before");
     }
 out:
@@ -288,6 +465,12 @@ main (int argc, char **argv)
   scenarios ("O_DSYNC", O_RDWR | O_DSYNC);
   scenarios ("O_SYNC|O_APPEND", O_WRONLY | O_SYNC | O_APPEND);
   scenarios ("O_DIRECT", O_RDWR | O_DIRECT);
+  scenarios ("O_DIRECT|O_APPEND", O_WRONLY | O_DIRECT | O_APPEND);
+  no_largefile ();
+  locks ();
+  /* By the system call the failure comes before any write.  */
+  if (fallback)
+    append_then_fail ();
   enospc ();
   reserve ();
   return t_done ();

@@ -31,8 +31,8 @@
 
 /* Zeros over [OFF, LIM), inside the file; PUNCH: over its data only.  */
 static int
-zero (int fd, int flags, const struct stat64 *st, int64_t off, int64_t lim,
-      int punch)
+zero (int fd, int flags, const struct stat64 *st, int solo, int64_t off,
+      int64_t lim, int punch)
 {
   int wfd = fd, rfd = fd, err = 0;
   int64_t pos = -1, d, h;
@@ -40,14 +40,10 @@ zero (int fd, int flags, const struct stat64 *st, int64_t off, int64_t lim,
   /* pwrite on an O_APPEND descriptor appends, and O_DIRECT refuses
      unaligned buffers: write through a descriptor without either.  */
   if ((flags & (O_APPEND | O_DIRECT))
-      && (wfd = __fa_reopen (fd, O_WRONLY, st)) < 0)
+      && (wfd = __fa_reopen (fd, O_WRONLY, st, solo)) < 0)
     return EBADF;
-  /* lseek through a descriptor of our own, or put the offset back.  */
-  if (punch && (rfd = __fa_reopen (fd, O_RDONLY, st)) < 0)
-    {
-      rfd = fd;
-      pos = lseek64 (fd, 0, SEEK_CUR);
-    }
+  if (punch)
+    rfd = __fa_seeker (fd, st, solo, &pos);
   while (!err && off < lim)
     {
       size_t n;
@@ -71,10 +67,8 @@ zero (int fd, int flags, const struct stat64 *st, int64_t off, int64_t lim,
       err = __fa_put_zeros (wfd, d, n);
       off = d + (int64_t) n;
     }
-  if (rfd != fd)
-    close (rfd);
-  else if (pos >= 0)
-    lseek64 (fd, pos, SEEK_SET);
+  if (punch)
+    __fa_unseek (fd, rfd, pos);
   if (wfd != fd)
     close (wfd);
   return err;
@@ -84,7 +78,7 @@ int
 __fa_emulate (int fd, int mode, int64_t off, int64_t len, int refused)
 {
   int keep = mode & FALLOC_FL_KEEP_SIZE, op = mode & ~FALLOC_FL_KEEP_SIZE;
-  int flags, err;
+  int flags, solo, err;
   int64_t end, lim, from;
   struct stat64 st;
 
@@ -98,14 +92,15 @@ __fa_emulate (int fd, int mode, int64_t off, int64_t len, int refused)
     return refused;
   if (mode == FALLOC_FL_ALLOCATE_RANGE)
     return __fa_fill (fd, off, len);
-  if ((err = __fa_check (fd, mode, off, len, &flags, &st)))
+  if ((err = __fa_check (fd, mode, off, len, &flags, &st, &solo)))
     return err;
   end = off + len;
   lim = end < st.st_size ? end : st.st_size;
   if (op == FALLOC_FL_ALLOCATE_RANGE)
     return off < lim ? __fa_fill (fd, off, lim - off) : 0;
   if (off < lim
-      && (err = zero (fd, flags, &st, off, lim, op == FALLOC_FL_PUNCH_HOLE)))
+      && (err = zero (fd, flags, &st, solo, off, lim,
+		      op == FALLOC_FL_PUNCH_HOLE)))
     return err;
   /* Past the end of file the range is new space: allocate it, from OFF
      if the range starts beyond the end (the gap stays a hole).  */

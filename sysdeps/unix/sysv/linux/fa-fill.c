@@ -9,8 +9,8 @@
    at that moment, so it cannot overwrite a concurrent writer's data.
 
    Holes, two ways:
-   - Mapping (Linux 5.14 and later, a descriptor that is or can be reopened
-     O_RDWR): the pages of each hole are faulted in for writing through a
+   - Mapping (Linux 5.14 and later, a local filesystem, a descriptor that
+     is or can be reopened O_RDWR): the pages of each hole are faulted in for writing through a
      shared mapping (madvise MADV_POPULATE_WRITE), 64 MiB windows kept
      across holes.  The filesystem allocates them as for a write, and no
      byte is written: what a concurrent writer puts there cannot be lost,
@@ -34,14 +34,21 @@
      this window, per block).  A writer that writes past the end of file
      between our fstat and our next 1 MiB write loses what it wrote into
      that MiB.
-   - failure: a writer that extends the file between our last fstat and
-     the truncation that undoes our extension loses what it wrote past the
-     old size.
+   - failure: a writer that writes into the zeros we added, without
+     extending the file further, loses that when the truncation undoes our
+     extension (one that extends it further keeps the size: we truncate
+     only a size that is still ours).
 
    Filesystems that cannot report holes (SEEK_HOLE finds none in a file
    whose st_blocks say it is sparse) are probed by reading one byte per
    block instead, by the writing way: a block whose byte is zero gets a
    zero written there.
+
+   Descriptors of our own are never opened while the process holds a
+   POSIX record lock on the file or the caller a lease on it: closing one
+   would drop the locks, opening one would break the lease.  Then only the
+   caller's descriptor is used, which limits the ways as for a descriptor
+   that cannot be reopened.
 
    The file offset is left as it was: SEEK_HOLE and SEEK_DATA are asked
    through a descriptor of our own (/proc/self/fd/N opened read-only), or,
@@ -69,7 +76,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/fs.h>
 #include <fallocate.h>
@@ -81,14 +88,41 @@
    the library file.  Never written.  */
 static char zeros[CHUNK];
 
+/* Whether descriptors of our own may be opened on the file and closed
+   again.  Closing any descriptor of a file drops every POSIX record lock
+   (F_SETLK) that the process holds on it, SQLite's for one, and opening
+   one breaks the caller's own lease: where either is held, only FD is
+   used.  /proc/locks names a lock's holder and inode number; a match on
+   another filesystem's inode only costs the slower way.  */
+static int
+may_reopen (int fd, const struct stat64 *st)
+{
+  int lease = fcntl (fd, F_GETLEASE), pid, ours = 0;
+  unsigned long long ino;
+  char line[256];
+  FILE *f;
+
+  if (lease == F_RDLCK || lease == F_WRLCK)
+    return 0;
+  /* Without /proc, no reopening succeeds anyway.  */
+  if ((f = fopen ("/proc/locks", "re")) == NULL)
+    return 1;
+  while (!ours && fgets (line, sizeof line, f))
+    ours = sscanf (line, "%*d: POSIX %*s %*s %d %*x:%*x:%llu", &pid, &ino) == 2
+	   && pid == getpid () && ino == (unsigned long long) st->st_ino;
+  fclose (f);
+  return !ours;
+}
+
 /* The checks of vfs_fallocate, in its order, so that a call gets the same
    answer whether the kernel or this file decides.  A directory cannot be
    open for writing, so EISDIR cannot arise here; block devices (fixed
    size) and all other files get ENODEV, as with glibc.  MODE is one that
-   the kernel accepts.  */
+   the kernel accepts.  Sets *SOLO if no descriptor of ours may be opened
+   on the file.  */
 int
 __fa_check (int fd, int mode, int64_t off, int64_t len, int *flags,
-	    struct stat64 *st)
+	    struct stat64 *st, int *solo)
 {
   int attr;
 
@@ -97,7 +131,9 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, int *flags,
     return EBADF;
   if (off < 0 || len <= 0)
     return EINVAL;
-  if ((*flags & O_ACCMODE) == O_RDONLY || fstat64 (fd, st) < 0)
+  /* Access mode 3 reads and writes nothing (FMODE_WRITE is not set).  */
+  if (((*flags & O_ACCMODE) != O_WRONLY && (*flags & O_ACCMODE) != O_RDWR)
+      || fstat64 (fd, st) < 0)
     return EBADF;
   if (S_ISFIFO (st->st_mode))
     return ESPIPE;
@@ -115,17 +151,20 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, int *flags,
     return ETXTBSY;
   if (off > INT64_MAX - len)
     return EFBIG;
+  *solo = !may_reopen (fd, st);
   return 0;
 }
 
-/* A second descriptor for the same file, or -1.  */
+/* A second descriptor for the same file, or -1 (at once if SOLO).  */
 int
-__fa_reopen (int fd, int flags, const struct stat64 *st)
+__fa_reopen (int fd, int flags, const struct stat64 *st, int solo)
 {
   char path[32];
   struct stat64 again;
   int nfd;
 
+  if (solo)
+    return -1;
   snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
   /* O_LARGEFILE: we are built without _FILE_OFFSET_BITS=64, and on 32-bit
      ports a descriptor without it fails with EFBIG past 2 GiB.  */
@@ -137,6 +176,31 @@ __fa_reopen (int fd, int flags, const struct stat64 *st)
       nfd = -1;
     }
   return nfd;
+}
+
+/* lseek moves the offset of the open file description, which is the
+   caller's: seek on a descriptor of our own, or else put it back.  */
+int
+__fa_seeker (int fd, const struct stat64 *st, int solo, int64_t *pos)
+{
+  int rfd = __fa_reopen (fd, O_RDONLY, st, solo);
+
+  *pos = -1;
+  if (rfd < 0)
+    {
+      rfd = fd;
+      *pos = lseek64 (fd, 0, SEEK_CUR);
+    }
+  return rfd;
+}
+
+void
+__fa_unseek (int fd, int rfd, int64_t pos)
+{
+  if (rfd != fd)
+    close (rfd);
+  else if (pos >= 0)
+    lseek64 (fd, pos, SEEK_SET);
 }
 
 int
@@ -301,17 +365,18 @@ extend (int rfd, int wfd, int64_t pos, int64_t end, int64_t bs, int blind,
   while (pos < end)
     {
       size_t n = end - pos < CHUNK ? (size_t) (end - pos) : CHUNK;
-      int err;
 
       if (fstat64 (wfd, &now) < 0)
 	return errno;
       if (now.st_size != *made)
 	return fill_blocks (rfd, wfd, pos, end, bs, blind);
-      err = __fa_put_zeros (wfd, pos, n);
-      if (err)
-	return err;
-      pos += n;
-      *made = pos;
+      /* Each write counted as it lands, so that a failure after a short
+	 one truncates what it added.  */
+      ssize_t w = pwrite64 (wfd, zeros, n, pos);
+      if (w < 0 && errno != EINTR)
+	return errno;
+      if (w > 0)
+	*made = pos += w;
     }
   return 0;
 }
@@ -320,8 +385,10 @@ extend (int rfd, int wfd, int64_t pos, int64_t end, int64_t bs, int blind,
    file: an append lands where the file ends at that moment, so it cannot
    overwrite what a concurrent writer has put there.  A writer extending
    the file between our fstat and our append makes the file end beyond END
-   by the zeros we append after its data: nothing of it is lost.  pwrite on
-   an O_APPEND descriptor appends; its offset is where it lands alone.  */
+   by the zeros we append after its data: nothing of it is lost, and the
+   size is no longer ours to truncate on failure (*MADE becomes -1).
+   pwrite on an O_APPEND descriptor appends; its offset is where it lands
+   alone.  */
 static int
 append (int afd, int64_t end, int64_t *made)
 {
@@ -336,7 +403,7 @@ append (int afd, int64_t end, int64_t *made)
       if (w < 0 && errno != EINTR)
 	return errno;
       if (w > 0)
-	*made = now.st_size + w;
+	*made = now.st_size == *made ? now.st_size + w : -1;
     }
   return errno;
 }
@@ -360,15 +427,37 @@ grow (int wfd, int64_t end, int64_t *made)
   return err;
 }
 
+/* Filesystems whose pages go to another machine, by statfs f_type.  */
+static int
+remote (unsigned long type)
+{
+  static const unsigned long magic[] = {
+    0x6969,			/* NFS */
+    0x517b, 0xff534d42, 0xfe534d42,	/* SMB, CIFS, SMB2 */
+    0x65735546,			/* FUSE */
+    0x00c36400,			/* Ceph */
+    0x01021997,			/* 9P */
+    0x6b414653, 0x5346414f,	/* kAFS, OpenAFS */
+    0x0bd00bd0,			/* Lustre */
+    0x20030528,			/* OrangeFS */
+    0x73757245,			/* Coda */
+  };
+
+  for (size_t i = 0; i < sizeof magic / sizeof magic[0]; i++)
+    if ((type & 0xffffffffUL) == magic[i])
+      return 1;
+  return 0;
+}
+
 int
 __fa_fill (int fd, int64_t off, int64_t len)
 {
   struct stat64 st;
-  struct statvfs64 vfs;
+  struct statfs64 fs;
   struct window w = { -1, NULL, 0, 0 };
-  int flags, err = __fa_check (fd, 0, off, len, &flags, &st);
+  int flags, solo, err = __fa_check (fd, 0, off, len, &flags, &st, &solo);
   int rfd, wfd = fd, afd = -1, mfd = -1, blind;
-  int64_t end, size0, lim, tail, holes, made, bs = 4096, pos = -1;
+  int64_t end, size0, lim, tail, holes, made, bs = 4096, pos;
   uint64_t room = UINT64_MAX;
 
   if (err)
@@ -380,22 +469,18 @@ __fa_fill (int fd, int64_t off, int64_t len)
 
   /* The step must not exceed the filesystem's block, or blocks would be
      skipped; 4096 (a page) is glibc's cap too.  */
-  if (fstatvfs64 (fd, &vfs) < 0)
+  if (fstatfs64 (fd, &fs) < 0)
     return errno;
-  if (vfs.f_bsize >= 512 && vfs.f_bsize < 4096)
-    bs = (int64_t) vfs.f_bsize;
+  if (fs.f_bsize >= 512 && fs.f_bsize < 4096)
+    bs = (int64_t) fs.f_bsize;
   /* A filesystem that counts no blocks at all (memfd's internal tmpfs,
-     a tmpfs mounted without a size) has no free space to check.  */
-  if (vfs.f_blocks > 0)
-    room = (uint64_t) vfs.f_bfree * vfs.f_frsize;
+     a tmpfs mounted without a size) has no free space to check.  The
+     blocks reserved for root are not ours to count otherwise.  */
+  if (fs.f_blocks > 0)
+    room = (uint64_t) (geteuid () == 0 ? fs.f_bfree : fs.f_bavail)
+	   * (uint64_t) (fs.f_frsize ? fs.f_frsize : fs.f_bsize);
 
-  /* lseek moves the offset of the open file description, which is the
-     caller's: seek on a descriptor of our own, or else put it back.  */
-  if ((rfd = __fa_reopen (fd, O_RDONLY, &st)) < 0)
-    {
-      rfd = fd;
-      pos = lseek64 (fd, 0, SEEK_CUR);
-    }
+  rfd = __fa_seeker (fd, &st, solo, &pos);
   blind = off < lim && (uint64_t) lseek64 (rfd, 0, SEEK_HOLE) >= (uint64_t) size0
 	  && st.st_blocks * 512 < size0;
   /* The holes within the file, at most all of it; counted (two lseeks a
@@ -404,29 +489,45 @@ __fa_fill (int fd, int64_t off, int64_t len)
   holes = blind ? 0 : lim - off > 0 ? lim - off : 0;
   if (blind && rfd == fd && (flags & O_ACCMODE) != O_RDWR)
     err = EBADF;
+  /* Past the filesystem's largest file the kernel says EFBIG; lseek
+     refuses the same offsets (and rfd's offset is ours, or put back).  */
+  else if (lseek64 (rfd, end, SEEK_SET) < 0 && errno == EINVAL)
+    err = EFBIG;
   else if ((uint64_t) (holes + tail) > room
 	   && (holes = walk_holes (rfd, -1, &w, off, lim, bs)) < 0)
     err = (int) -holes;
   else if ((uint64_t) (holes + tail) > room)
     err = ENOSPC;
-  else if ((flags & (O_APPEND | O_DSYNC | O_DIRECT))
-	   && (wfd = __fa_reopen (fd, O_WRONLY, &st)) < 0)
+  /* A 32-bit caller's descriptor without O_LARGEFILE fails with EFBIG
+     past 2 GiB, where the kernel's fallocate would not.  */
+  else if (((flags & (O_APPEND | O_DSYNC | O_DIRECT))
+	    || (O_LARGEFILE != 0 && !(flags & O_LARGEFILE)))
+	   && (wfd = __fa_reopen (fd, O_WRONLY, &st, solo)) < 0)
     {
       /* Appending writes exactly where a pure extension must go, which
 	 is all there is to do if the range within the file has no holes.  */
       wfd = fd;
       if ((flags & O_APPEND) && !blind && off <= size0 && holes > 0)
 	holes = walk_holes (rfd, -1, &w, off, lim, bs);
-      if ((flags & O_APPEND) && (off > size0 || holes != 0 || blind))
+      if (holes < 0)
+	err = (int) -holes;
+      else if ((flags & O_APPEND) && (off > size0 || holes != 0 || blind))
 	err = EBADF;
     }
-  /* The mapping way needs a descriptor open for reading and a kernel that
-     knows the advice (an unknown one fails even for length 0).  */
-  if (!err && !blind && madvise (NULL, 0, MADV_POPULATE_WRITE) == 0)
+  /* The mapping way needs a descriptor open for reading, a kernel that
+     knows the advice (an unknown one fails even for length 0), and a
+     local filesystem: a network one writes whole dirty pages back, and
+     the zeros of a page read at fault time would overwrite what another
+     client has since written there.  */
+  if (!err && !blind && !remote (fs.f_type)
+      && madvise (NULL, 0, MADV_POPULATE_WRITE) == 0)
     w.fd = mfd = (flags & O_ACCMODE) == O_RDWR
-		 ? fd : __fa_reopen (fd, O_RDWR, &st);
+		 ? fd : __fa_reopen (fd, O_RDWR, &st, solo);
+  /* Appending through the caller's descriptor only if it is the one we
+     write through: an O_DIRECT one refuses unaligned appends.  */
   if (!err && end > size0 && off <= size0)
-    afd = (flags & O_APPEND) ? fd : __fa_reopen (fd, O_WRONLY | O_APPEND, &st);
+    afd = (flags & O_APPEND) && wfd == fd
+	  ? fd : __fa_reopen (fd, O_WRONLY | O_APPEND, &st, solo);
   if (!err && afd >= 0)
     err = append (afd, end, &made);
   else if (!err && w.fd >= 0)
@@ -450,10 +551,7 @@ __fa_fill (int fd, int64_t off, int64_t len)
     close (mfd);
   if (afd >= 0 && afd != fd)
     close (afd);
-  if (rfd != fd)
-    close (rfd);
-  else if (pos >= 0)
-    lseek64 (fd, pos, SEEK_SET);
+  __fa_unseek (fd, rfd, pos);
   if (wfd != fd)
     close (wfd);
   return err;
