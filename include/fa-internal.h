@@ -51,6 +51,11 @@ FA_HIDDEN int __fa_reopen (int fd, int flags, const struct stat64 *st,
 FA_HIDDEN int __fa_seeker (int fd, const struct stat64 *st, int solo,
 			   int64_t *pos);
 FA_HIDDEN void __fa_unseek (int fd, int rfd, int64_t pos);
+/* What a caller's O_SYNC or O_DSYNC in FLAGS asks after writes that
+   did not wait: 0 or an error number.  */
+FA_HIDDEN int __fa_sync (int fd, int flags);
+/* Whether END lies past the filesystem's largest file (EFBIG).  */
+FA_HIDDEN int __fa_too_big (int rfd, int64_t end);
 /* N zero bytes written at POS: 0 or an error number.  */
 FA_HIDDEN int __fa_put_zeros (int fd, int64_t pos, size_t n);
 

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <fallocate.h>
 #include "fa-internal.h"
@@ -32,7 +33,6 @@
 enum { PASS, EMULATE, NOOP, INJECT };
 
 static int policy, injected;
-static const char *trace;
 
 /* The errors these functions can give, for the trace and the policy.  */
 static const struct { int e; const char *name; } errs[] = {
@@ -42,7 +42,9 @@ static const struct { int e; const char *name; } errs[] = {
   { EISDIR, "EISDIR" }, { EINVAL, "EINVAL" }, { ETXTBSY, "ETXTBSY" },
   { EFBIG, "EFBIG" }, { ENOSPC, "ENOSPC" }, { ESPIPE, "ESPIPE" },
   { EROFS, "EROFS" }, { ENOSYS, "ENOSYS" }, { EOPNOTSUPP, "EOPNOTSUPP" },
-  { EDQUOT, "EDQUOT" },
+  { EDQUOT, "EDQUOT" }, { ENOENT, "ENOENT" }, { EMFILE, "EMFILE" },
+  { ENFILE, "ENFILE" }, { EXDEV, "EXDEV" }, { EBUSY, "EBUSY" },
+  { EOPNOTSUPP, "ENOTSUP" },	/* the same number on Linux, parsed only */
 };
 
 static const char *const modes[] = {
@@ -56,15 +58,38 @@ warn (const char *what, const char *value)
   dprintf (2, "libfallocate: %s=%s: not understood, ignored\n", what, value);
 }
 
+/* The trace file as an absolute path, or "-", or "" for no trace: a
+   copy, because programs that set their process title overwrite the
+   environment's strings, and absolute, because they change directory.  */
+static char trace_path[4096];
+/* Standard error as it was: a program that closes it and opens a file
+   of its own as descriptor 2 must not find our lines in that file.  */
+static struct stat err_was;
+
 __attribute__ ((constructor)) static void
 load (void)
 {
   const char *p = secure_getenv ("FALLOCATE_SHIM_POLICY");
-  char *end;
+  const char *t = secure_getenv ("FALLOCATE_SHIM_TRACE");
+  char *end, cwd[sizeof trace_path];
 
-  trace = secure_getenv ("FALLOCATE_SHIM_TRACE");
-  if (trace != NULL && *trace == '\0')
-    trace = NULL;
+  if (t != NULL && strcmp (t, "-") == 0)
+    {
+      if (fstat (2, &err_was) == 0)
+	strcpy (trace_path, t);
+    }
+  else if (t != NULL && *t != '\0')
+    {
+      int n = *t == '/' ? snprintf (trace_path, sizeof trace_path, "%s", t)
+	: getcwd (cwd, sizeof cwd) == NULL ? -1
+	: snprintf (trace_path, sizeof trace_path, "%s/%s", cwd, t);
+
+      if (n < 0 || (size_t) n >= sizeof trace_path)
+	{
+	  trace_path[0] = '\0';
+	  warn ("FALLOCATE_SHIM_TRACE", t);
+	}
+    }
   if (p == NULL || *p == '\0' || strcmp (p, "pass") == 0)
     return;
   if (strcmp (p, "emulate") == 0)
@@ -85,49 +110,50 @@ load (void)
     }
 }
 
-/* One line of the trace: "libfallocate[PID]: CALL = RESULT (HOW)".  */
+/* One line of the trace, written at once: "libfallocate[PID]: CALL =
+   RESULT (HOW)"; CALL has no mode for posix_fallocate (POSIX).  */
 static void
-note (const char *fn, int fd, int mode, int64_t off, int64_t len, int err,
-      const char *how)
+note (const char *fn, int posix, int fd, int mode, int64_t off, int64_t len,
+      int err, const char *how)
 {
-  char line[256], m[128] = "0", e[16];
+  char line[512], m[128] = "0", e[16];
   const char *name = e;
-  int saved = errno, n, tfd;
+  int saved = errno, n = 0, tfd;
+  struct stat now;
 
-  if (mode != 0 && mode != -1)
-    {
-      n = 0;
-      for (unsigned i = 0; i < 8; i++)
-	if (mode & (1 << i))
-	  n += snprintf (m + n, sizeof m - n, "%s%s", n ? "|" : "", modes[i]);
-      if (mode & ~0xff)
-	snprintf (m + n, sizeof m - n, "%s0x%x", n ? "|" : "",
-		  (unsigned) mode & ~0xffu);
-    }
+  for (unsigned i = 0; i < 8; i++)
+    if (mode & (1 << i))
+      n += snprintf (m + n, sizeof m - n, "%s%s", n ? "|" : "", modes[i]);
+  if (mode & ~0xff)
+    snprintf (m + n, sizeof m - n, "%s0x%x", n ? "|" : "",
+	      (unsigned) mode & ~0xffu);
   snprintf (e, sizeof e, "%d", err);
-  for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
+  for (size_t i = 0; name == e && i < sizeof errs / sizeof errs[0]; i++)
     if (errs[i].e == err)
       name = errs[i].name;
-  if (mode == -1)
-    n = snprintf (line, sizeof line, "%s(%d, %lld, %lld) = %s", fn, fd,
-		  (long long) off, (long long) len, err ? name : "0");
-  else
-    n = snprintf (line, sizeof line, "%s(%d, %s, %lld, %lld) = %s%s", fn,
-		  fd, m, (long long) off, (long long) len, err ? "-1 " : "0",
-		  err ? name : "");
-  snprintf (line + n, sizeof line - n, "%s%s%s\n", *how ? " (" : "", how,
-	    *how ? ")" : "");
-  if (strcmp (trace, "-") == 0)
-    tfd = 2;
-  else
-    tfd = open (trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
+  n = snprintf (line, sizeof line, "libfallocate[%ld]: %s(%d, ",
+		(long) getpid (), fn, fd);
+  if (!posix)
+    n += snprintf (line + n, sizeof line - n, "%s, ", m);
+  n += snprintf (line + n, sizeof line - n, "%lld, %lld) = %s%s",
+		 (long long) off, (long long) len,
+		 err == 0 ? "0" : posix ? "" : "-1 ", err ? name : "");
+  n += snprintf (line + n, sizeof line - n, "%s%s%s\n", *how ? " (" : "",
+		 how, *how ? ")" : "");
+  if (trace_path[0] != '-')
+    tfd = open (trace_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
 		0666);
+  else
+    tfd = fstat (2, &now) == 0 && now.st_dev == err_was.st_dev
+	  && now.st_ino == err_was.st_ino ? 2 : -1;
   if (tfd >= 0)
     {
-      dprintf (tfd, "libfallocate[%ld]: %s", (long) getpid (), line);
-      if (tfd != 2)
-	close (tfd);
+      /* A failed write has nowhere to be reported.  */
+      ssize_t w = write (tfd, line, (size_t) n);
+      (void) w;
     }
+  if (tfd > 2)
+    close (tfd);
   errno = saved;
 }
 
@@ -152,11 +178,12 @@ __fa_fallocate (int fd, int mode, int64_t off, int64_t len)
 
 	  ret = -__fa_emulate (fd, mode, off, len, refused);
 	  errno = saved;
-	  how = ret == -refused ? "not emulated" : "emulated";
+	  how = ret == 0 ? "emulated" : ret == -refused ? "not emulated"
+		: "emulation failed";
 	}
     }
-  if (trace)
-    note ("fallocate", fd, mode, off, len, (int) -ret, how);
+  if (trace_path[0])
+    note ("fallocate", 0, fd, mode, off, len, (int) -ret, how);
   return ret;
 }
 
@@ -178,8 +205,8 @@ __fa_posix (int fd, int64_t off, int64_t len)
       err = __fa_fill (fd, off, len);
       how = "fallback";
     }
-  if (trace)
-    note ("posix_fallocate", fd, -1, off, len, err, how);
+  if (trace_path[0])
+    note ("posix_fallocate", 1, fd, 0, off, len, err, how);
   errno = saved;
   return err;
 }

@@ -1,4 +1,4 @@
-/* t-policy DIR: fallocate-shim's policies, as FALLOCATE_SHIM_POLICY and
+/* t-policy DIR [ERRNO]: fallocate-shim's policies, as FALLOCATE_SHIM_POLICY and
    FALLOCATE_SHIM_TRACE set them for this run (the library reads them when
    the program starts; this program reads them to know what to expect).
 
@@ -7,7 +7,8 @@
    fa-seccomp every call is refused and emulated); bytes outside the range
    never change; the rest keep the refusal.  noop: nothing happens and
    every call succeeds.  An errno: every call fails with it, nothing
-   happens.  FALLOCATE_SHIM_TRACE: one exact line per call.  */
+   happens.  FALLOCATE_SHIM_TRACE: one exact line per call.  ERRNO: the
+   one fa-seccomp makes the system call fail with, if it runs under it.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +16,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <linux/fs.h>
 #include <unistd.h>
 #include <fallocate.h>
 #include "tcheck.h"
@@ -122,6 +125,58 @@ zeroing (const char *what, int mode, int64_t off, int64_t len,
   unlink (path);
 }
 
+/* The errno of a refusal by the kernel: fa-seccomp's, or the
+   filesystem's.  */
+static int
+refusal (void)
+{
+  return filt ? filt : EOPNOTSUPP;
+}
+
+/* An O_APPEND descriptor while the process holds a record lock (no
+   descriptor of ours may be opened, so nothing can be written inside the
+   file), and an append-only file: done, or refused as the kernel
+   refused, never a made-up EBADF.  */
+static void
+locked_append (void)
+{
+  char path[4096];
+  struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 100 };
+  int fd = layout ("locked", path, sizeof path), attr, r;
+  int ap = open (path, O_RDWR | O_APPEND);
+
+  if (fcntl (ap, F_SETLK, &lk) < 0)
+    t_ok (0, "F_SETLK: %s", strerror (errno));
+  r = fa (ap, FALLOC_FL_ZERO_RANGE, 0, 4096);
+  t_ok (r == 0 ? t_zero (fd, 0, 4096) && kept (fd, 4096, SIZE)
+	: r == refusal () && kept (fd, 0, SIZE),
+	"ZERO_RANGE, O_APPEND, locked: done or refused (got %s)",
+	strerror (r));
+  close (ap);
+  close (fd);
+
+  fd = layout ("locked", path, sizeof path);
+  ap = open (path, O_WRONLY | O_APPEND);
+  if (ioctl (fd, FS_IOC_GETFLAGS, &attr) < 0
+      || (attr |= FS_APPEND_FL, ioctl (fd, FS_IOC_SETFLAGS, &attr)) < 0)
+    t_unsupported ("append-only file: %s", strerror (errno));
+  else
+    {
+      r = fa (ap, FALLOC_FL_KEEP_SIZE, 0, SIZE);
+      t_ok ((r == 0 || r == refusal ()) && kept (fd, 0, SIZE),
+	    "KEEP_SIZE, append-only file with a hole: done or refused "
+	    "(got %s)", strerror (r));
+      r = fa (ap, FALLOC_FL_ZERO_RANGE, 0, 4096);
+      t_ok (r == EPERM && kept (fd, 0, SIZE),
+	    "ZERO_RANGE, append-only file: EPERM (got %s)", strerror (r));
+      attr &= ~FS_APPEND_FL;
+      ioctl (fd, FS_IOC_SETFLAGS, &attr);
+    }
+  close (ap);
+  close (fd);
+  unlink (path);
+}
+
 static void
 emulate (void)
 {
@@ -195,9 +250,19 @@ emulate (void)
 	&& kept (fd, 0, SIZE), "ZERO_RANGE past INT64_MAX: EFBIG");
   t_ok (fa (-1, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, 0, 4096) == EBADF,
 	"ZERO_RANGE on fd -1: EBADF");
+  t_ok (fa (-1, FALLOC_FL_ZERO_RANGE, 0, 0) == EBADF,
+	"ZERO_RANGE on fd -1, len 0: EBADF first, as the kernel");
+  /* Past the filesystem's largest file (which lseek refuses too): EFBIG
+     before anything is written.  */
+  int big = lseek64 (fd, 1LL << 60, SEEK_SET) < 0 && errno == EINVAL;
+  int r = fa (fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 1LL << 60);
+  t_ok (big ? r == EFBIG && kept (fd, 0, SIZE) : r == 0 && t_zero (fd, 0, SIZE),
+	"PUNCH_HOLE|KEEP_SIZE of 2^60 bytes: %s (got %s)",
+	big ? "EFBIG, nothing changed" : "all zeros", strerror (r));
   close (ro);
   close (fd);
   unlink (path);
+  locked_append ();
 }
 
 /* noop and an injected errno: nothing happens, whatever is asked.  */
@@ -223,26 +288,38 @@ inert (int noop, int want)
   unlink (path);
 }
 
-/* Each call appends exactly one line, "libfallocate[PID]: CALL".  */
+/* Each call appends exactly one line, "libfallocate[PID]: CALL", to the
+   file named when the program started, even after the program has changed
+   directory and overwritten its environment (programs that set their
+   process title do).  */
 static void
-traced (const char *file)
+traced (char *env)
 {
-  char path[4096], want[2][256], got[2][512] = { "", "" };
+  char file[4096], cwd[4096], path[4096], want[3][512];
+  char got[3][512] = { "", "", "" };
   int fd = layout ("traced", path, sizeof path);
   FILE *f;
   long lines = 0;
 
+  if (*env == '/')
+    snprintf (file, sizeof file, "%s", env);
+  else
+    snprintf (file, sizeof file, "%s/%s", getcwd (cwd, sizeof cwd), env);
   unlink (file);
+  memset (env, 'y', strlen (env));
+  if (chdir ("/") < 0)
+    t_ok (0, "chdir /: %s", strerror (errno));
   int r1 = fa (fd, FALLOC_FL_KEEP_SIZE | FALLOC_FL_ZERO_RANGE, HI_OFF,
 	       SMALL_LEN);
   int r2 = posix_fallocate64 (fd, 64 * K, 64 * K);
+  int r3 = fa (fd, -1, 0, 4096);
   if ((f = fopen (file, "r")) == NULL)
     {
       t_ok (0, "trace file %s: %s", file, strerror (errno));
       return;
     }
   for (char line[512]; fgets (line, sizeof line, f); lines++)
-    if (lines < 2)
+    if (lines < 3)
       snprintf (got[lines], sizeof got[lines], "%s", line);
   fclose (f);
   snprintf (want[0], sizeof want[0],
@@ -252,11 +329,53 @@ traced (const char *file)
   snprintf (want[1], sizeof want[1],
 	    "libfallocate[%ld]: posix_fallocate(%d, %lld, %lld) = 0",
 	    (long) getpid (), fd, 64LL * K, 64LL * K);
-  t_ok (lines == 2, "trace: one line per call (got %ld)", lines);
-  for (int i = 0; i < 2; i++)
+  snprintf (want[2], sizeof want[2],
+	    "libfallocate[%ld]: fallocate(%d, KEEP_SIZE|PUNCH_HOLE|"
+	    "NO_HIDE_STALE|COLLAPSE_RANGE|ZERO_RANGE|INSERT_RANGE|"
+	    "UNSHARE_RANGE|WRITE_ZEROES|0xffffff00, 0, 4096) = -1 %s",
+	    (long) getpid (), fd, r3 == EOPNOTSUPP ? "EOPNOTSUPP" : "ENOSYS");
+  t_ok (lines == 3, "trace: one line per call (got %ld)", lines);
+  for (int i = 0; i < 3; i++)
     t_ok (strncmp (got[i], want[i], strlen (want[i])) == 0,
 	  "trace: the call as made, \"%s\" (got \"%s\")", want[i], got[i]);
-  t_ok (r2 == 0, "traced posix_fallocate succeeds");
+  t_ok (r2 == 0 && (r3 == EOPNOTSUPP || r3 == filt),
+	"traced calls return what they would untraced");
+  close (fd);
+  unlink (path);
+}
+
+/* FALLOCATE_SHIM_TRACE=-: lines go to standard error (a file here, read
+   back), and nowhere once descriptor 2 is another file.  */
+static void
+traced_stderr (void)
+{
+  char path[4096], fpath[4096], buf[4096] = "", want[256];
+  int fd = layout ("traced", path, sizeof path), err, n = 0;
+
+  int r = fa (fd, FALLOC_FL_KEEP_SIZE, 0, 4096);
+  if ((err = open ("/proc/self/fd/2", O_RDONLY)) < 0
+      || (n = (int) pread (err, buf, sizeof buf - 1, 0)) < 0)
+    t_unsupported ("trace to standard error: reading it back: %s",
+		   strerror (errno));
+  else
+    {
+      buf[n] = '\0';
+      snprintf (want, sizeof want,
+		"libfallocate[%ld]: fallocate(%d, KEEP_SIZE, 0, 4096) = %s",
+		(long) getpid (), fd, r ? "-1 " : "0");
+      t_ok (strstr (buf, want) != NULL, "trace to standard error: \"%s\"",
+	    want);
+    }
+  if (err >= 0)
+    close (err);
+  close (2);
+  int f2 = t_create (dir, "not-stderr", fpath, sizeof fpath);
+  fa (fd, FALLOC_FL_KEEP_SIZE, 0, 4096);
+  t_ok (f2 == 2 && t_size (f2) == 0,
+	"trace to standard error: nothing into the file that took its "
+	"descriptor");
+  close (f2);
+  unlink (fpath);
   close (fd);
   unlink (path);
 }
@@ -265,16 +384,21 @@ int
 main (int argc, char **argv)
 {
   const char *policy = getenv ("FALLOCATE_SHIM_POLICY");
-  const char *trace = getenv ("FALLOCATE_SHIM_TRACE");
+  char *trace = getenv ("FALLOCATE_SHIM_TRACE");
 
-  if (argc != 2)
+  if (argc != 2 && argc != 3)
     {
-      fprintf (stderr, "usage: t-policy DIR\n");
+      fprintf (stderr, "usage: t-policy DIR [ENOSYS|EOPNOTSUPP]\n");
       return 2;
     }
   dir = argv[1];
-  filt = t_filtered ();
-  if (trace != NULL && *trace != '\0')
+  /* Said by the caller: under the emulate policy a probe by fallocate
+     would be emulated too.  */
+  if (argc > 2)
+    filt = strcmp (argv[2], "ENOSYS") == 0 ? ENOSYS : EOPNOTSUPP;
+  if (trace != NULL && strcmp (trace, "-") == 0)
+    traced_stderr ();
+  else if (trace != NULL && *trace != '\0')
     traced (trace);
   else if (policy == NULL || strcmp (policy, "emulate") == 0)
     emulate ();

@@ -29,21 +29,27 @@
 
 #define STEP (1 << 30)
 
-/* Zeros over [OFF, LIM), inside the file; PUNCH: over its data only.  */
+/* Zeros over [OFF, LIM), inside the file, lseek asked through RFD;
+   PUNCH: over its data only.  -1 if there is no descriptor to write
+   through.  */
 static int
-zero (int fd, int flags, const struct stat64 *st, int solo, int64_t off,
-      int64_t lim, int punch)
+zero (int fd, int rfd, int flags, const struct stat64 *st, int solo,
+      int64_t off, int64_t lim, int punch)
 {
-  int wfd = fd, rfd = fd, err = 0;
-  int64_t pos = -1, d, h;
+  int wfd = fd, err = 0;
+  int64_t d, h;
 
-  /* pwrite on an O_APPEND descriptor appends, and O_DIRECT refuses
-     unaligned buffers: write through a descriptor without either.  */
-  if ((flags & (O_APPEND | O_DIRECT))
+  /* pwrite on an O_APPEND descriptor appends, O_DIRECT refuses unaligned
+     buffers, and a 32-bit caller's descriptor without O_LARGEFILE stops
+     at 2 GiB: write through one of our own then.  */
+  if (((flags & (O_APPEND | O_DIRECT))
+       || (O_LARGEFILE != 0 && !(flags & O_LARGEFILE)))
       && (wfd = __fa_reopen (fd, O_WRONLY, st, solo)) < 0)
-    return EBADF;
-  if (punch)
-    rfd = __fa_seeker (fd, st, solo, &pos);
+    {
+      if (flags & (O_APPEND | O_DIRECT))
+	return -1;
+      wfd = fd;
+    }
   while (!err && off < lim)
     {
       size_t n;
@@ -67,8 +73,8 @@ zero (int fd, int flags, const struct stat64 *st, int solo, int64_t off,
       err = __fa_put_zeros (wfd, d, n);
       off = d + (int64_t) n;
     }
-  if (punch)
-    __fa_unseek (fd, rfd, pos);
+  if (!err && wfd != fd)
+    err = __fa_sync (fd, flags);
   if (wfd != fd)
     close (wfd);
   return err;
@@ -78,17 +84,22 @@ int
 __fa_emulate (int fd, int mode, int64_t off, int64_t len, int refused)
 {
   int keep = mode & FALLOC_FL_KEEP_SIZE, op = mode & ~FALLOC_FL_KEEP_SIZE;
-  int flags, solo, err;
-  int64_t end, lim, from;
+  int flags = fcntl (fd, F_GETFL), solo, rfd, err;
+  int64_t end, lim, from, pos;
   struct stat64 st;
 
-  /* The kernel's first check, before it looks at the mode.  */
+  /* In the kernel's order: the descriptor, the values, the mode.  */
+  if (flags < 0 || (flags & O_PATH))
+    return EBADF;
   if (off < 0 || len <= 0)
     return EINVAL;
-  /* What can be emulated, among what the kernel accepts at all.  */
   if (!(op == FALLOC_FL_ALLOCATE_RANGE || op == FALLOC_FL_ZERO_RANGE
 	|| (op == FALLOC_FL_PUNCH_HOLE && keep)
 	|| (op == FALLOC_FL_WRITE_ZEROES && !keep)))
+    return refused;
+  /* What the kernel refused on a block device (which has no size to
+     extend, and no holes) stays refused.  */
+  if (fstat64 (fd, &st) == 0 && S_ISBLK (st.st_mode))
     return refused;
   if (mode == FALLOC_FL_ALLOCATE_RANGE)
     return __fa_fill (fd, off, len);
@@ -96,14 +107,23 @@ __fa_emulate (int fd, int mode, int64_t off, int64_t len, int refused)
     return err;
   end = off + len;
   lim = end < st.st_size ? end : st.st_size;
-  if (op == FALLOC_FL_ALLOCATE_RANGE)
-    return off < lim ? __fa_fill (fd, off, lim - off) : 0;
-  if (off < lim
-      && (err = zero (fd, flags, &st, solo, off, lim,
-		      op == FALLOC_FL_PUNCH_HOLE)))
-    return err;
-  /* Past the end of file the range is new space: allocate it, from OFF
-     if the range starts beyond the end (the gap stays a hole).  */
+  /* Past the end of file the range is new space: allocated from OFF if
+     the range starts beyond the end (the gap stays a hole).  */
   from = off > st.st_size ? off : st.st_size;
-  return !keep && end > from ? __fa_fill (fd, from, end - from) : 0;
+  rfd = __fa_seeker (fd, &st, solo, &pos);
+  if (__fa_too_big (rfd, end))
+    err = EFBIG;
+  else if (op == FALLOC_FL_ALLOCATE_RANGE)
+    err = off < lim ? __fa_fill (fd, off, lim - off) : 0;
+  else if (off < lim
+	   && (err = zero (fd, rfd, flags, &st, solo, off, lim,
+			   op == FALLOC_FL_PUNCH_HOLE)) < 0)
+    err = refused;
+  else if (!err && !keep && end > from)
+    err = __fa_fill (fd, from, end - from);
+  __fa_unseek (fd, rfd, pos);
+  /* The descriptor passed the checks: EBADF now means the fallback's own
+     limit (an O_APPEND one that cannot be reopened can only extend), and
+     the mode could not be emulated.  */
+  return err == EBADF ? refused : err;
 }

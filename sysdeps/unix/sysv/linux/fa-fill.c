@@ -73,6 +73,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -91,24 +92,25 @@ static char zeros[CHUNK];
 /* Whether descriptors of our own may be opened on the file and closed
    again.  Closing any descriptor of a file drops every POSIX record lock
    (F_SETLK) that the process holds on it, SQLite's for one, and opening
-   one breaks the caller's own lease: where either is held, only FD is
-   used.  /proc/locks names a lock's holder and inode number; a match on
-   another filesystem's inode only costs the slower way.  */
+   one breaks the process's own lease: where either is held, only FD is
+   used.  /proc/locks names each lock's kind, holder and inode number (a
+   match on another filesystem's inode only costs the slower way); it
+   rather than F_GETLEASE, whose answer qemu-user does not translate.  */
 static int
-may_reopen (int fd, const struct stat64 *st)
+may_reopen (const struct stat64 *st)
 {
-  int lease = fcntl (fd, F_GETLEASE), pid, ours = 0;
+  char line[256], kind[8];
   unsigned long long ino;
-  char line[256];
+  int pid, ours = 0;
   FILE *f;
 
-  if (lease == F_RDLCK || lease == F_WRLCK)
-    return 0;
   /* Without /proc, no reopening succeeds anyway.  */
   if ((f = fopen ("/proc/locks", "re")) == NULL)
     return 1;
   while (!ours && fgets (line, sizeof line, f))
-    ours = sscanf (line, "%*d: POSIX %*s %*s %d %*x:%*x:%llu", &pid, &ino) == 2
+    ours = sscanf (line, "%*d: %7s %*s %*s %d %*x:%*x:%llu", kind, &pid,
+		   &ino) == 3
+	   && (strcmp (kind, "POSIX") == 0 || strcmp (kind, "LEASE") == 0)
 	   && pid == getpid () && ino == (unsigned long long) st->st_ino;
   fclose (f);
   return !ours;
@@ -151,7 +153,7 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, int *flags,
     return ETXTBSY;
   if (off > INT64_MAX - len)
     return EFBIG;
-  *solo = !may_reopen (fd, st);
+  *solo = !may_reopen (st);
   return 0;
 }
 
@@ -194,6 +196,25 @@ __fa_seeker (int fd, const struct stat64 *st, int solo, int64_t *pos)
   return rfd;
 }
 
+/* Writes through our own descriptors and through a mapping do not wait
+   for the disk: a caller's O_SYNC or O_DSYNC (FLAGS) asks for it.  */
+int
+__fa_sync (int fd, int flags)
+{
+  if ((flags & O_DSYNC)
+      && ((flags & O_SYNC) == O_SYNC ? fsync (fd) : fdatasync (fd)) < 0)
+    return errno;
+  return 0;
+}
+
+/* Past the filesystem's largest file the kernel says EFBIG; lseek refuses
+   the same offsets.  RFD's offset is ours, or put back by __fa_unseek.  */
+int
+__fa_too_big (int rfd, int64_t end)
+{
+  return lseek64 (rfd, end, SEEK_SET) < 0 && errno == EINVAL;
+}
+
 void
 __fa_unseek (int fd, int rfd, int64_t pos)
 {
@@ -211,6 +232,8 @@ __fa_put_zeros (int fd, int64_t pos, size_t n)
       ssize_t w = pwrite64 (fd, zeros, n < CHUNK ? n : CHUNK, pos);
       if (w < 0 && errno != EINTR)
 	return errno;
+      if (w == 0)
+	return EIO;
       if (w > 0)
 	{
 	  pos += w;
@@ -227,7 +250,10 @@ is_hole (int rfd, int64_t at, int blind)
   if (blind)
     {
       char c;
-      ssize_t r = pread64 (rfd, &c, 1, at);
+      ssize_t r;
+
+      while ((r = pread64 (rfd, &c, 1, at)) < 0 && errno == EINTR)
+	;
       return r < 0 ? -1 : r == 0 || c == 0;
     }
   /* SEEK_HOLE, not SEEK_DATA: from inside a hole, SEEK_DATA walks to the
@@ -489,9 +515,7 @@ __fa_fill (int fd, int64_t off, int64_t len)
   holes = blind ? 0 : lim - off > 0 ? lim - off : 0;
   if (blind && rfd == fd && (flags & O_ACCMODE) != O_RDWR)
     err = EBADF;
-  /* Past the filesystem's largest file the kernel says EFBIG; lseek
-     refuses the same offsets (and rfd's offset is ours, or put back).  */
-  else if (lseek64 (rfd, end, SEEK_SET) < 0 && errno == EINVAL)
+  else if (__fa_too_big (rfd, end))
     err = EFBIG;
   else if ((uint64_t) (holes + tail) > room
 	   && (holes = walk_holes (rfd, -1, &w, off, lim, bs)) < 0)
@@ -538,11 +562,8 @@ __fa_fill (int fd, int64_t off, int64_t len)
     err = fill_blocks (rfd, wfd, off, lim, bs, 1);
   else if (!err && (holes = walk_holes (rfd, wfd, &w, off, end, bs)) < 0)
     err = (int) -holes;
-  /* Writes through our own descriptors and through the mapping did not
-     wait for the disk: the caller's O_SYNC or O_DSYNC asks for it.  */
-  if (!err && (flags & O_DSYNC)
-      && ((flags & O_SYNC) == O_SYNC ? fsync (fd) : fdatasync (fd)) < 0)
-    err = errno;
+  if (!err)
+    err = __fa_sync (fd, flags);
   if (err && made > size0 && fstat64 (wfd, &st) == 0 && st.st_size == made)
     ftruncate64 (wfd, size0);
   if (w.p != NULL)
