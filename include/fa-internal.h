@@ -18,6 +18,10 @@ FA_HIDDEN int __fa_result (long ret);
    is left as it was.  */
 FA_HIDDEN int __fa_posix (int fd, int64_t offset, int64_t len);
 
+/* Nonzero when no policy and no trace is set (io/fa-policy.c): fallocate
+   is the system call alone.  */
+FA_HIDDEN extern int __fa_passthrough;
+
 /* The fallocate system call as a program sees it, fallocate-shim's
    policy applied (io/fa-policy.c): 0 or -errno.  */
 FA_HIDDEN long __fa_fallocate (int fd, int mode, int64_t offset, int64_t len);

@@ -33,6 +33,7 @@
 enum { PASS, EMULATE, NOOP, INJECT };
 
 static int policy, injected;
+int __fa_passthrough = 1;
 
 /* The errors these functions can give, for the trace and the policy.  */
 static const struct { int e; const char *name; } errs[] = {
@@ -58,6 +59,30 @@ warn (const char *what, const char *value)
   dprintf (2, "libfallocate: %s=%s: not understood, ignored\n", what, value);
 }
 
+/* FALLOCATE_SHIM_POLICY P, not "pass".  */
+static void
+parse (const char *p)
+{
+  char *end;
+
+  if (strcmp (p, "emulate") == 0)
+    policy = EMULATE;
+  else if (strcmp (p, "noop") == 0)
+    policy = NOOP;
+  else
+    {
+      long n = strtol (p, &end, 10);
+
+      for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
+	if (strcmp (p, errs[i].name) == 0)
+	  n = errs[i].e, end = (char *) "";
+      if (*end != '\0' || n <= 0 || n > 4095)
+	warn ("FALLOCATE_SHIM_POLICY", p);
+      else
+	policy = INJECT, injected = (int) n;
+    }
+}
+
 /* The trace file as an absolute path, or "-", or "" for no trace: a
    copy, because programs that set their process title overwrite the
    environment's strings, and absolute, because they change directory.  */
@@ -71,7 +96,7 @@ load (void)
 {
   const char *p = secure_getenv ("FALLOCATE_SHIM_POLICY");
   const char *t = secure_getenv ("FALLOCATE_SHIM_TRACE");
-  char *end, cwd[sizeof trace_path];
+  char cwd[sizeof trace_path];
 
   if (t != NULL && strcmp (t, "-") == 0)
     {
@@ -90,24 +115,9 @@ load (void)
 	  warn ("FALLOCATE_SHIM_TRACE", t);
 	}
     }
-  if (p == NULL || *p == '\0' || strcmp (p, "pass") == 0)
-    return;
-  if (strcmp (p, "emulate") == 0)
-    policy = EMULATE;
-  else if (strcmp (p, "noop") == 0)
-    policy = NOOP;
-  else
-    {
-      long n = strtol (p, &end, 10);
-
-      for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
-	if (strcmp (p, errs[i].name) == 0)
-	  n = errs[i].e, end = (char *) "";
-      if (*end != '\0' || n <= 0 || n > 4095)
-	warn ("FALLOCATE_SHIM_POLICY", p);
-      else
-	policy = INJECT, injected = (int) n;
-    }
+  if (p != NULL && *p != '\0' && strcmp (p, "pass") != 0)
+    parse (p);
+  __fa_passthrough = policy == PASS && trace_path[0] == '\0';
 }
 
 /* One line of the trace, written at once: "libfallocate[PID]: CALL =
@@ -141,8 +151,8 @@ note (const char *fn, int posix, int fd, int mode, int64_t off, int64_t len,
   n += snprintf (line + n, sizeof line - n, "%s%s%s\n", *how ? " (" : "",
 		 how, *how ? ")" : "");
   if (trace_path[0] != '-')
-    tfd = open (trace_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-		0666);
+    tfd = open (trace_path,
+		O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
   else
     tfd = fstat (2, &now) == 0 && now.st_dev == err_was.st_dev
 	  && now.st_ino == err_was.st_ino ? 2 : -1;

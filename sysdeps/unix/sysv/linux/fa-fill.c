@@ -93,17 +93,29 @@ static char zeros[CHUNK];
    again.  Closing any descriptor of a file drops every POSIX record lock
    (F_SETLK) that the process holds on it, SQLite's for one, and opening
    one breaks the process's own lease: where either is held, only FD is
-   used.  /proc/locks names each lock's kind, holder and inode number (a
-   match on another filesystem's inode only costs the slower way); it
-   rather than F_GETLEASE, whose answer qemu-user does not translate.  */
+   used.  Two fcntl calls answer the common case: no lease, and no lock
+   that would conflict with a whole-file write lock of another owner (an
+   open file description's, F_OFD_GETLK), or one that is ours.  Anything
+   else is settled by /proc/locks, which names each lock's kind, holder
+   and inode number (a match on another filesystem's inode only costs the
+   slower way); reading it costs milliseconds, and qemu-user does not
+   translate F_GETLEASE's answer on alpha, hppa and sparc64.  */
 static int
-may_reopen (const struct stat64 *st)
+may_reopen (int fd, const struct stat64 *st)
 {
+  struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+  int lease = fcntl (fd, F_GETLEASE), pid, ours = 0;
   char line[256], kind[8];
   unsigned long long ino;
-  int pid, ours = 0;
   FILE *f;
 
+  if (fcntl (fd, F_OFD_GETLK, &lk) == 0)
+    {
+      if (lk.l_type != F_UNLCK && lk.l_pid == getpid ())
+	return 0;
+      if (lk.l_type == F_UNLCK && (lease == F_UNLCK || lease < 0))
+	return 1;
+    }
   /* Without /proc, no reopening succeeds anyway.  */
   if ((f = fopen ("/proc/locks", "re")) == NULL)
     return 1;
@@ -153,7 +165,7 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, int *flags,
     return ETXTBSY;
   if (off > INT64_MAX - len)
     return EFBIG;
-  *solo = !may_reopen (st);
+  *solo = !may_reopen (fd, st);
   return 0;
 }
 
