@@ -26,6 +26,15 @@ FA_HIDDEN extern int __fa_passthrough;
    policy applied (io/fa-policy.c): 0 or -errno.  */
 FA_HIDDEN long __fa_fallocate (int fd, int mode, int64_t offset, int64_t len);
 
+/* fallocate: the system call, or it under the policy.  The test inline:
+   the system call's path costs what glibc's does.  */
+static inline long
+__fa_call (int fd, int mode, int64_t offset, int64_t len)
+{
+  return __fa_passthrough ? __fa_syscall (fd, mode, offset, len)
+			  : __fa_fallocate (fd, mode, offset, len);
+}
+
 /* A MODE the kernel or the filesystem refused with REFUSED (EOPNOTSUPP or
    ENOSYS), done by writing where its visible result can be had so: 0 or
    an error number, REFUSED for the modes that cannot.  May change
@@ -48,6 +57,11 @@ FA_HIDDEN int __fa_check (int fd, int mode, int64_t offset, int64_t len,
 /* Another descriptor for the file of FD, opened with FLAGS, or -1 (at
    once if SOLO).  */
 FA_HIDDEN int __fa_reopen (int fd, int flags, const struct stat64 *st,
+			   int solo);
+/* The descriptor to pwrite through: one of our own where FD's FLAGS
+   would get in the way (O_APPEND, O_DIRECT, O_SYNC, O_DSYNC, no
+   O_LARGEFILE), else FD, also when none can be had.  */
+FA_HIDDEN int __fa_writer (int fd, int flags, const struct stat64 *st,
 			   int solo);
 /* A descriptor to lseek on without moving FD's file offset: one of our
    own, or FD itself with its offset saved in *POS; __fa_unseek closes it

@@ -36,20 +36,11 @@ static int
 zero (int fd, int rfd, int flags, const struct stat64 *st, int solo,
       int64_t off, int64_t lim, int punch)
 {
-  int wfd = fd, err = 0;
+  int wfd = __fa_writer (fd, flags, st, solo), err = 0;
   int64_t d, h;
 
-  /* pwrite on an O_APPEND descriptor appends, O_DIRECT refuses unaligned
-     buffers, and a 32-bit caller's descriptor without O_LARGEFILE stops
-     at 2 GiB: write through one of our own then.  */
-  if (((flags & (O_APPEND | O_DIRECT))
-       || (O_LARGEFILE != 0 && !(flags & O_LARGEFILE)))
-      && (wfd = __fa_reopen (fd, O_WRONLY, st, solo)) < 0)
-    {
-      if (flags & (O_APPEND | O_DIRECT))
-	return -1;
-      wfd = fd;
-    }
+  if (wfd == fd && (flags & (O_APPEND | O_DIRECT)))
+    return -1;
   while (!err && off < lim)
     {
       size_t n;

@@ -192,6 +192,23 @@ __fa_reopen (int fd, int flags, const struct stat64 *st, int solo)
   return nfd;
 }
 
+/* The descriptor to pwrite through: one of our own where FD's flags
+   would get in the way (pwrite on O_APPEND appends; O_DIRECT refuses
+   unaligned buffers; O_SYNC and O_DSYNC wait for the disk at each write,
+   where __fa_sync waits once; a 32-bit caller's descriptor without
+   O_LARGEFILE stops at 2 GiB), else FD, which is also the answer when
+   none can be had.  */
+int
+__fa_writer (int fd, int flags, const struct stat64 *st, int solo)
+{
+  int wfd = -1;
+
+  if ((flags & (O_APPEND | O_DSYNC | O_DIRECT))
+      || (O_LARGEFILE != 0 && !(flags & O_LARGEFILE)))
+    wfd = __fa_reopen (fd, O_WRONLY, st, solo);
+  return wfd < 0 ? fd : wfd;
+}
+
 /* lseek moves the offset of the open file description, which is the
    caller's: seek on a descriptor of our own, or else put it back.  */
 int
@@ -534,20 +551,16 @@ __fa_fill (int fd, int64_t off, int64_t len)
     err = (int) -holes;
   else if ((uint64_t) (holes + tail) > room)
     err = ENOSPC;
-  /* A 32-bit caller's descriptor without O_LARGEFILE fails with EFBIG
-     past 2 GiB, where the kernel's fallocate would not.  */
-  else if (((flags & (O_APPEND | O_DSYNC | O_DIRECT))
-	    || (O_LARGEFILE != 0 && !(flags & O_LARGEFILE)))
-	   && (wfd = __fa_reopen (fd, O_WRONLY, &st, solo)) < 0)
+  else if ((wfd = __fa_writer (fd, flags, &st, solo)) == fd
+	   && (flags & O_APPEND))
     {
       /* Appending writes exactly where a pure extension must go, which
 	 is all there is to do if the range within the file has no holes.  */
-      wfd = fd;
-      if ((flags & O_APPEND) && !blind && off <= size0 && holes > 0)
+      if (!blind && off <= size0 && holes > 0)
 	holes = walk_holes (rfd, -1, &w, off, lim, bs);
       if (holes < 0)
 	err = (int) -holes;
-      else if ((flags & O_APPEND) && (off > size0 || holes != 0 || blind))
+      else if (off > size0 || holes != 0 || blind)
 	err = EBADF;
     }
   /* The mapping way needs a descriptor open for reading, a kernel that
