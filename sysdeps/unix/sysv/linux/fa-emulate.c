@@ -25,49 +25,48 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <fallocate.h>
-#include "fa-internal.h"
+#include "fa-file.h"
 
 #define STEP (1 << 30)
 
-/* Zeros over [OFF, LIM), inside the file, lseek asked through RFD;
-   PUNCH: over its data only.  -1 if there is no descriptor to write
-   through.  */
-static int
-zero (int fd, int rfd, int flags, const struct stat64 *st, int solo,
-      int64_t off, int64_t lim, int punch)
+struct zero
 {
-  int wfd = __fa_writer (fd, flags, st, solo), err = 0;
-  int64_t d, h;
+  struct fa_file *f;
+  int64_t off, lim;
+  int punch;
+};
 
-  if (wfd == fd && (flags & (O_APPEND | O_DIRECT)))
+/* Zeros over [OFF, LIM), inside the file; PUNCH: over its data only
+   (where holes can be found; elsewhere over all of it, which reads the
+   same).  -1 if the descriptor cannot write there: an O_APPEND one
+   appends, an O_DIRECT one refuses unaligned writes.  */
+static int
+zero (void *arg)
+{
+  struct zero *z = arg;
+  int64_t off = z->off;
+  int err = 0;
+
+  if (z->f->flags & (O_APPEND | O_DIRECT))
     return -1;
-  while (!err && off < lim)
+  while (!err && off < z->lim)
     {
-      size_t n;
+      int64_t h = off, d = z->lim;
+      size_t done;
 
-      d = off;
-      h = lim;
-      if (punch && (d = lseek64 (rfd, off, SEEK_DATA)) < 0)
+      /* Zeros go up to the next hole, or to LIM.  */
+      if (!z->punch || __fa_next_hole (z->f, &h, &d) != 1)
+	h = d = z->lim;
+      if (h == off)
 	{
-	  if (errno != ENXIO)
-	    err = errno;
-	  break;
+	  off = d;
+	  continue;
 	}
-      if (punch && (h = lseek64 (rfd, d, SEEK_HOLE)) < 0)
-	h = lim;
-      if (d >= lim)
-	break;
-      if (h > lim)
-	h = lim;
       /* In pieces a 32-bit size_t can hold.  */
-      n = h - d > STEP ? STEP : (size_t) (h - d);
-      err = __fa_put_zeros (wfd, d, n);
-      off = d + (int64_t) n;
+      size_t n = h - off > STEP ? STEP : (size_t) (h - off);
+      err = __fa_write_zeros (z->f, off, n, &done);
+      off += (int64_t) n;
     }
-  if (!err && wfd != fd)
-    err = __fa_sync (fd, flags);
-  if (wfd != fd)
-    close (wfd);
   return err;
 }
 
@@ -75,8 +74,9 @@ int
 __fa_emulate (int fd, int mode, int64_t off, int64_t len, int refused)
 {
   int keep = mode & FALLOC_FL_KEEP_SIZE, op = mode & ~FALLOC_FL_KEEP_SIZE;
-  int flags = fcntl (fd, F_GETFL), solo, rfd, err;
-  int64_t end, lim, from, pos;
+  int flags = fcntl (fd, F_GETFL), err;
+  int64_t end, lim, from;
+  struct fa_file f;
   struct stat64 st;
 
   /* In the kernel's order: the descriptor, the values, the mode.  */
@@ -94,25 +94,29 @@ __fa_emulate (int fd, int mode, int64_t off, int64_t len, int refused)
     return refused;
   if (mode == FALLOC_FL_ALLOCATE_RANGE)
     return __fa_fill (fd, off, len);
-  if ((err = __fa_check (fd, mode, off, len, &flags, &st, &solo)))
+  if ((err = __fa_check (fd, mode, off, len, &f)))
     return err;
   end = off + len;
-  lim = end < st.st_size ? end : st.st_size;
+  lim = end < f.st.st_size ? end : f.st.st_size;
   /* Past the end of file the range is new space: allocated from OFF if
      the range starts beyond the end (the gap stays a hole).  */
-  from = off > st.st_size ? off : st.st_size;
-  rfd = __fa_seeker (fd, &st, solo, &pos);
-  if (__fa_too_big (rfd, end))
-    err = EFBIG;
-  else if (op == FALLOC_FL_ALLOCATE_RANGE)
+  from = off > f.st.st_size ? off : f.st.st_size;
+  if ((err = __fa_too_big (&f, end)))
+    return err;
+  struct zero z = { &f, off, lim, op == FALLOC_FL_PUNCH_HOLE };
+  if (op == FALLOC_FL_ALLOCATE_RANGE)
     err = off < lim ? __fa_fill (fd, off, lim - off) : 0;
+  /* Through a descriptor of our own where the caller's cannot write
+     inside the file, or holes are to be left alone and only lseek on
+     one of ours finds them.  */
   else if (off < lim
-	   && (err = zero (fd, rfd, flags, &st, solo, off, lim,
-			   op == FALLOC_FL_PUNCH_HOLE)) < 0)
+	   && (err = (flags & (O_APPEND | O_DIRECT)) || (z.punch && !f.fiemap)
+		     ? __fa_own (&f, zero, &z) : zero (&z)) < 0)
     err = refused;
   else if (!err && !keep && end > from)
     err = __fa_fill (fd, from, end - from);
-  __fa_unseek (fd, rfd, pos);
+  if (!err)
+    err = __fa_sync (&f);
   /* The descriptor passed the checks: EBADF now means the fallback's own
      limit (an O_APPEND one that cannot be reopened can only extend), and
      the mode could not be emulated.  */

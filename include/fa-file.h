@@ -1,0 +1,61 @@
+/* Internal interfaces of the fallback's descriptor layer; needs
+   _GNU_SOURCE (struct stat64) before any system header.  */
+#ifndef FA_FILE_H
+#define FA_FILE_H
+
+#include "fa-internal.h"
+/* The descriptor layer of the fallback and the emulation
+   (sysdeps/unix/sysv/linux/fa-file.c): they work through the caller's
+   descriptor, never move its offset, never open one of their own in the
+   caller's descriptor table.  Each returns 0 or an error number unless
+   said otherwise.  */
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/fiemap.h>
+
+struct fa_file
+{
+  int fd;			/* the descriptor written through */
+  int flags;			/* its F_GETFL */
+  int seek;			/* a descriptor of our own to lseek, or -1 */
+  int fiemap;			/* FIEMAP answers on the file */
+  int seals;			/* F_GET_SEALS of a memfd, else 0 */
+  struct stat64 st;
+  struct statfs64 fs;
+};
+
+#define FA_EXTENTS 64
+struct fa_extents
+{
+  struct fiemap m;
+  struct fiemap_extent e[FA_EXTENTS];
+};
+
+/* The checks of vfs_fallocate for MODE, filling F.  */
+FA_HIDDEN int __fa_check (int fd, int mode, int64_t offset, int64_t len,
+			  struct fa_file *f);
+/* Nonzero if F is sealed against every write (F_SEAL_WRITE).  */
+FA_HIDDEN int __fa_unwritable (const struct fa_file *f);
+/* Calls on the same file take turns; cancellation is off meanwhile.  */
+FA_HIDDEN void __fa_lock (const struct fa_file *f, int *cancel);
+FA_HIDDEN void __fa_unlock (const struct fa_file *f, int cancel);
+/* What a caller's O_SYNC or O_DSYNC asks after writes that did not wait.  */
+FA_HIDDEN int __fa_sync (const struct fa_file *f);
+/* EFBIG if END lies past the filesystem's largest file; sets
+   F->fiemap.  */
+FA_HIDDEN int __fa_too_big (struct fa_file *f, int64_t end);
+/* N zero bytes written at POS (not through O_APPEND), *DONE of them.  */
+FA_HIDDEN int __fa_write_zeros (const struct fa_file *f, int64_t pos,
+				size_t n, size_t *done);
+/* The first hole of [*FROM, *TO), as [*FROM, *TO): 1, 0 if none, -1 if
+   neither FIEMAP nor a descriptor of our own can tell.  */
+FA_HIDDEN int __fa_next_hole (const struct fa_file *f, int64_t *from,
+			      int64_t *to);
+/* Whether the byte at AT is in a hole right now: 1, 0, -1 and errno.  */
+FA_HIDDEN int __fa_in_hole (const struct fa_file *f, int64_t at);
+/* FN (ARG) run with F's descriptor one of our own, in a thread whose
+   descriptor table is its own: FN's result, or EBADF if none can be
+   opened.  */
+FA_HIDDEN int __fa_own (struct fa_file *f, int (*fn) (void *), void *arg);
+
+#endif

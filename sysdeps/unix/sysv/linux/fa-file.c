@@ -1,0 +1,376 @@
+/* The descriptor layer of the fallback and the emulation: what they may
+   do to the caller's file, and how they learn about it.
+
+   They work through the caller's descriptor alone, and never move its
+   file offset:
+   - no descriptor of our own is opened: closing one would drop every
+     POSIX record lock the process holds on the file, including a lock
+     another thread takes while we work (SQLite's), opening one breaks the
+     process's own lease, and each shows watchers inotify events;
+   - no lseek: the offset belongs to the open file description, which
+     other threads and processes share, and a write(2) of theirs made
+     while it is moved lands in the wrong place.  Holes are found with the
+     FIEMAP ioctl instead, data is read with pread, written with pwrite.
+
+   The convention of every function here and in the files that use them:
+   0 or an error number, unless a comment says otherwise.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <fallocate.h>
+#include "fa-file.h"
+
+#ifndef F_SEAL_FUTURE_WRITE
+# define F_SEAL_FUTURE_WRITE 0x0010
+#endif
+
+/* The checks of vfs_fallocate, in its order, so that a call gets the same
+   answer whether the kernel or this file decides.  A directory cannot be
+   open for writing, so EISDIR cannot arise here; block devices (fixed
+   size) and all other files get ENODEV, as with glibc.  MODE is one that
+   the kernel accepts.  Fills F.  */
+int
+__fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
+{
+  int attr;
+
+  f->fd = fd;
+  f->seek = -1;
+  f->fiemap = 0;
+  f->flags = fcntl (fd, F_GETFL);
+  if (f->flags < 0 || (f->flags & O_PATH))
+    return EBADF;
+  if (off < 0 || len <= 0)
+    return EINVAL;
+  /* Access mode 3 reads and writes nothing (FMODE_WRITE is not set).  */
+  if (((f->flags & O_ACCMODE) != O_WRONLY && (f->flags & O_ACCMODE) != O_RDWR)
+      || fstat64 (fd, &f->st) < 0)
+    return EBADF;
+  if (S_ISFIFO (f->st.st_mode))
+    return ESPIPE;
+  if (!S_ISREG (f->st.st_mode))
+    return ENODEV;
+  if (ioctl (fd, FS_IOC_GETFLAGS, &attr) == 0
+      && ((attr & FS_IMMUTABLE_FL)
+	  || ((mode & ~FALLOC_FL_KEEP_SIZE) && (attr & FS_APPEND_FL))))
+    return EPERM;
+  /* An active swap file: the kernel refuses every write to it with
+     ETXTBSY, even one of no bytes, which changes nothing anywhere.  xfs
+     answers an empty write before that check: there a request with
+     nothing to write (a swap file has no holes) returns 0.  */
+  if (pwrite64 (fd, "", 0, off) < 0 && errno == ETXTBSY)
+    return ETXTBSY;
+  if (off > INT64_MAX - len)
+    return EFBIG;
+  if (fstatfs64 (fd, &f->fs) < 0)
+    return errno;
+  /* Seals exist on memfds (tmpfs, hugetlbfs) only: ask nobody else.  */
+  f->seals = 0;
+  if (f->fs.f_type == 0x01021994 || f->fs.f_type == 0x958458f6)
+    {
+      f->seals = fcntl (fd, F_GET_SEALS);
+      if (f->seals < 0)
+	f->seals = 0;
+    }
+  /* shmem_fallocate: growing is what F_SEAL_GROW forbids.  */
+  if ((f->seals & F_SEAL_GROW) && off + len > f->st.st_size)
+    return EPERM;
+  return 0;
+}
+
+/* Whether a write-sealed file (a memfd with F_SEAL_WRITE) refuses every
+   write from now on: then no write can fail for lack of space, and the
+   kernel allocates without writing, which we cannot.  */
+int
+__fa_unwritable (const struct fa_file *f)
+{
+  return (f->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) != 0;
+}
+
+/* Two calls of ours on the same file at once, from two threads, would
+   each see the other's zeros as someone else's and the file could end
+   up longer than either asked (two appends).  They take turns, per file:
+   a lock per stripe of inode numbers, so that calls on other files rarely
+   wait.  Cancellation is off meanwhile (pwrite is a cancellation point,
+   and a thread cancelled holding the lock would block the others), as
+   fallocate is not a cancellation point here.  */
+#define STRIPES 16
+static pthread_mutex_t stripe[STRIPES] = {
+  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+};
+
+void
+__fa_lock (const struct fa_file *f, int *cancel)
+{
+  pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, cancel);
+  pthread_mutex_lock (&stripe[f->st.st_ino % STRIPES]);
+}
+
+void
+__fa_unlock (const struct fa_file *f, int cancel)
+{
+  pthread_mutex_unlock (&stripe[f->st.st_ino % STRIPES]);
+  pthread_setcancelstate (cancel, &cancel);
+}
+
+/* The caller's O_SYNC or O_DSYNC asks that what we allocated be on disk
+   when we return: the pages we faulted in were not written through the
+   descriptor, so its flags did not wait for them.  */
+int
+__fa_sync (const struct fa_file *f)
+{
+  if ((f->flags & O_DSYNC)
+      && ((f->flags & O_SYNC) == O_SYNC ? fsync (f->fd)
+	  : fdatasync (f->fd)) < 0)
+    return errno;
+  return 0;
+}
+
+#define CHUNK (1 << 20)
+/* Not const: .bss costs nothing, .rodata would put a megabyte of zeros in
+   the library file.  Never written.  Aligned for O_DIRECT descriptors.  */
+static char zeros[CHUNK] __attribute__ ((aligned (4096)));
+
+/* Up to N zeros written at POS through F's descriptor (which must not be
+   O_APPEND): the count written in *DONE.  A write that returns 0 (a FUSE
+   server may) is EIO, not a reason to try forever.  */
+int
+__fa_write_zeros (const struct fa_file *f, int64_t pos, size_t n,
+		  size_t *done)
+{
+  *done = 0;
+  while (n > 0)
+    {
+      ssize_t w = pwrite64 (f->fd, zeros, n < CHUNK ? n : CHUNK, pos);
+      if (w < 0 && errno != EINTR)
+	return errno;
+      if (w == 0)
+	return EIO;
+      if (w > 0)
+	{
+	  pos += w;
+	  n -= (size_t) w;
+	  *done += (size_t) w;
+	}
+    }
+  return 0;
+}
+
+/* FIEMAP over [FROM, TO): the extents in FM, at most FA_EXTENTS.  */
+static int
+fiemap (int fd, int64_t from, int64_t to, struct fa_extents *fm)
+{
+  memset (&fm->m, 0, sizeof fm->m);
+  fm->m.fm_start = (uint64_t) from;
+  fm->m.fm_length = (uint64_t) (to - from);
+  fm->m.fm_extent_count = FA_EXTENTS;
+  return ioctl (fd, FS_IOC_FIEMAP, &fm->m) < 0 ? errno : 0;
+}
+
+/* Past the filesystem's largest file the kernel says EFBIG; so does
+   FIEMAP from that offset (fiemap_prep): EFBIG, else 0, with F->fiemap
+   set if FIEMAP answers here.  A filesystem without FIEMAP refuses such a
+   write with EFBIG when it comes.  */
+int
+__fa_too_big (struct fa_file *f, int64_t end)
+{
+  struct fa_extents fm;
+  int err = fiemap (f->fd, end - 1, end, &fm);
+
+  f->fiemap = err == 0;
+  return err == EFBIG ? EFBIG : 0;
+}
+
+/* The holes by lseek on a descriptor of our own (F->seek): as
+   __fa_next_hole.  */
+static int
+seek_hole (const struct fa_file *f, int64_t *from, int64_t *to)
+{
+  int64_t h = lseek64 (f->seek, *from, SEEK_HOLE), d;
+
+  if (h < 0)
+    return errno == ENXIO ? 0 : -1;
+  /* tmpfs rounds the end-of-file hole of a file ending near INT64_MAX
+     up to 2^63, which reads as negative: no hole in range either.  */
+  if (h >= *to)
+    return 0;
+  d = lseek64 (f->seek, h, SEEK_DATA);
+  if (d < 0 && errno != ENXIO)
+    return -1;
+  *from = h;
+  if (d >= 0 && d < *to)
+    *to = d;
+  return 1;
+}
+
+/* The first hole of [*FROM, TO) as [*FROM, *TO): 1, or 0 if there is
+   none, or -1 if the filesystem cannot tell (no FIEMAP: tmpfs, FUSE,
+   network filesystems) or the ioctl fails.  Extents in any state
+   (unwritten, delayed allocation, inline) are allocated.  Without FIEMAP,
+   SEEK_HOLE and SEEK_DATA on a descriptor of our own tell, if we have
+   one (__fa_own).  */
+int
+__fa_next_hole (const struct fa_file *f, int64_t *from, int64_t *to)
+{
+  struct fa_extents fm;
+  int64_t at = *from;
+
+  if (!f->fiemap)
+    return f->seek >= 0 ? seek_hole (f, from, to) : -1;
+  while (at < *to)
+    {
+      if (fiemap (f->fd, at, *to, &fm))
+	return -1;
+      for (unsigned i = 0; i < fm.m.fm_mapped_extents; i++)
+	{
+	  const struct fiemap_extent *e = &fm.m.fm_extents[i];
+	  int64_t start = (int64_t) e->fe_logical;
+
+	  if (start > at)
+	    {
+	      *from = at;
+	      *to = start < *to ? start : *to;
+	      return 1;
+	    }
+	  if (start + (int64_t) e->fe_length > at)
+	    at = start + (int64_t) e->fe_length;
+	  if (e->fe_flags & FIEMAP_EXTENT_LAST)
+	    goto last;
+	}
+      if (fm.m.fm_mapped_extents < FA_EXTENTS)
+	break;
+    }
+last:
+  if (at >= *to)
+    return 0;
+  *from = at;
+  return 1;
+}
+
+/* Whether the byte at AT reads as a hole right now, as close as we can
+   ask before writing it: FIEMAP finds no extent there where it works,
+   (or lseek, on a descriptor of our own), and, where the descriptor
+   reads, the byte is zero (a page written through a mapping may not be
+   allocated yet).  Nonzero if so, else 0,
+   -1 with errno set if neither can be asked.  */
+int
+__fa_in_hole (const struct fa_file *f, int64_t at)
+{
+  int64_t from = at, to = at + 1;
+  int known = __fa_next_hole (f, &from, &to);
+  char c;
+  ssize_t r;
+
+  if (known == 0)
+    return 0;
+  if ((f->flags & O_ACCMODE) != O_RDWR)
+    {
+      if (known > 0)
+	return 1;
+      errno = EBADF;
+      return -1;
+    }
+  while ((r = pread64 (f->fd, &c, 1, at)) < 0 && errno == EINTR)
+    ;
+  return r < 0 ? -1 : r == 0 || c == 0;
+}
+
+struct own
+{
+  struct fa_file *f;
+  int (*fn) (void *);
+  void *arg;
+};
+
+/* The thread of __fa_own.  Its descriptor table is its own copy, where
+   the caller's descriptor has the same number and open file description;
+   what it opens and closes there is nobody else's business, nor are the
+   process's record locks, which belong to the table the process shares.
+   /proc/thread-self, not /proc/self: the main thread may have exited.  */
+static void *
+own (void *arg)
+{
+  struct own *o = arg;
+  struct fa_file *f = o->f, saved = *f;
+  static const int tries[] = { O_RDWR, O_WRONLY, O_RDONLY };
+  char path[48];
+  int err, nfd = -1;
+
+  if (unshare (CLONE_FILES) < 0)
+    return (void *) (intptr_t) EBADF;
+  snprintf (path, sizeof path, "/proc/thread-self/fd/%d", f->fd);
+  for (int i = 0; nfd < 0 && i < 3; i++)
+    nfd = open (path, tries[i] | O_CLOEXEC | O_NOCTTY | O_LARGEFILE);
+  if (nfd < 0)
+    return (void *) (intptr_t) EBADF;
+  /* A filesystem that cannot report holes (generic_file_llseek: all of
+     the file is data) says so by finding none in a sparse file: then
+     lseek tells nothing.  */
+  if (lseek64 (nfd, 0, SEEK_HOLE) < f->st.st_size
+      || f->st.st_blocks * 512 >= f->st.st_size)
+    f->seek = nfd;
+  /* Written through if it can write; the caller's O_DSYNC still asks
+     for the sync at the end.  */
+  if (((f->flags = fcntl (nfd, F_GETFL)) & O_ACCMODE) != O_RDONLY)
+    {
+      f->fd = nfd;
+      f->flags |= saved.flags & O_DSYNC;
+    }
+  else
+    f->flags = saved.flags;
+  err = o->fn (o->arg);
+  close (nfd);
+  f->fd = saved.fd;
+  f->flags = saved.flags;
+  f->seek = -1;
+  return (void *) (intptr_t) err;
+}
+
+/* FN (ARG) run with F's descriptor and flags those of a descriptor of
+   our own for the same file, opened read-write where the file allows,
+   else write-only, else read-only (then only F->seek is it): for what
+   the caller's descriptor cannot do (an O_APPEND one writes only at the
+   end, an O_DIRECT one only aligned blocks, an O_WRONLY one cannot be
+   mapped, none can be lseeked without moving the caller's offset).  In
+   a thread of ours with every signal blocked.  EBADF if the process
+   holds a lease on the file (opening would break it) or there is no
+   /proc.  */
+int
+__fa_own (struct fa_file *f, int (*fn) (void *), void *arg)
+{
+  struct own o = { f, fn, arg };
+  sigset_t all, old;
+  pthread_t t;
+  void *ret;
+  int err;
+
+  if (fcntl (f->fd, F_GETLEASE) > F_UNLCK)
+    return EBADF;
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  err = pthread_create (&t, NULL, own, &o);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  if (err)
+    return err == EAGAIN ? ENOMEM : err;
+  pthread_join (t, &ret);
+  return (int) (intptr_t) ret;
+}
