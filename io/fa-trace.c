@@ -1,0 +1,88 @@
+/* The trace of fallocate-shim (FALLOCATE_SHIM_TRACE): one line per call,
+   "libfallocate[PID]: CALL = RESULT (HOW)", and the names it gives error
+   numbers and modes.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fa-policy.h"
+
+/* The errors these functions can give, for the trace and the policy.  */
+static const struct { int e; const char *name; } errs[] = {
+  { EPERM, "EPERM" }, { EINTR, "EINTR" }, { EIO, "EIO" },
+  { EBADF, "EBADF" }, { EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" },
+  { EACCES, "EACCES" }, { EFAULT, "EFAULT" }, { ENODEV, "ENODEV" },
+  { EISDIR, "EISDIR" }, { EINVAL, "EINVAL" }, { ETXTBSY, "ETXTBSY" },
+  { EFBIG, "EFBIG" }, { ENOSPC, "ENOSPC" }, { ESPIPE, "ESPIPE" },
+  { EROFS, "EROFS" }, { ENOSYS, "ENOSYS" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+  { EDQUOT, "EDQUOT" }, { ENOENT, "ENOENT" }, { EMFILE, "EMFILE" },
+  { ENFILE, "ENFILE" }, { EXDEV, "EXDEV" }, { EBUSY, "EBUSY" },
+  { EOPNOTSUPP, "ENOTSUP" },	/* the same number on Linux, parsed only */
+};
+
+static const char *const modes[] = {
+  "KEEP_SIZE", "PUNCH_HOLE", "NO_HIDE_STALE", "COLLAPSE_RANGE",
+  "ZERO_RANGE", "INSERT_RANGE", "UNSHARE_RANGE", "WRITE_ZEROES",
+};
+
+int
+__fa_errno_number (const char *name)
+{
+  for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
+    if (strcmp (name, errs[i].name) == 0)
+      return errs[i].e;
+  return 0;
+}
+
+/* CALL has no mode for posix_fallocate (POSIX).  The line is written at
+   once, so that lines of concurrent calls do not mix.  */
+void
+__fa_trace (const struct fa_trace *t, pid_t pid, const char *fn, int posix,
+	    int fd, int mode, int64_t off, int64_t len, int err,
+	    const char *how)
+{
+  char line[512], m[128] = "0", e[16];
+  const char *name = e;
+  int saved = errno, n = 0, tfd;
+  struct stat now;
+
+  for (unsigned i = 0; i < 8; i++)
+    if (mode & (1 << i))
+      n += snprintf (m + n, sizeof m - n, "%s%s", n ? "|" : "", modes[i]);
+  if (mode & ~0xff)
+    snprintf (m + n, sizeof m - n, "%s0x%x", n ? "|" : "",
+	      (unsigned) mode & ~0xffu);
+  snprintf (e, sizeof e, "%d", err);
+  for (size_t i = 0; name == e && i < sizeof errs / sizeof errs[0]; i++)
+    if (errs[i].e == err)
+      name = errs[i].name;
+  n = snprintf (line, sizeof line, "libfallocate[%ld]: %s(%d, ",
+		(long) pid, fn, fd);
+  if (!posix)
+    n += snprintf (line + n, sizeof line - n, "%s, ", m);
+  n += snprintf (line + n, sizeof line - n, "%lld, %lld) = %s%s",
+		 (long long) off, (long long) len,
+		 err == 0 ? "0" : posix ? "" : "-1 ", err ? name : "");
+  n += snprintf (line + n, sizeof line - n, "%s%s%s\n", *how ? " (" : "",
+		 how, *how ? ")" : "");
+  /* Opened for each line, so that a program that closes its descriptors
+     and opens files of its own cannot find our lines in them.  */
+  if (t->path[0] != '-')
+    tfd = open (t->path,
+		O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+  else
+    tfd = fstat (2, &now) == 0 && now.st_dev == t->err_dev
+	  && now.st_ino == t->err_ino ? 2 : -1;
+  if (tfd >= 0)
+    {
+      /* A failed write has nowhere to be reported.  */
+      ssize_t w = write (tfd, line, (size_t) n);
+      (void) w;
+    }
+  if (tfd > 2)
+    close (tfd);
+  errno = saved;
+}
