@@ -37,6 +37,34 @@ __fa_errno_number (const char *name)
   return 0;
 }
 
+/* The trace file PATH, opened for one line, as a descriptor above 2, or
+   -1.  Opened for each line, so that a program that closes its
+   descriptors and opens files of its own cannot find our lines in them.
+   open gives the lowest free descriptor, which is 1 in a program that
+   closed standard output: left there, the program's own output would go
+   into the trace for good, so it is moved at once.  A window remains
+   while the program has one of 0, 1 and 2 closed, between the open and
+   the close (two system calls): another thread's write to that descriptor
+   goes into the trace, and its open gets a higher descriptor than it
+   would have.  Only an open in another descriptor table (a child process
+   per line) would have none, at a cost out of proportion, and seccomp
+   sandboxes that refuse fallocate often refuse new processes too.  */
+static int
+open_trace (const char *path)
+{
+  int fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
+		 0666);
+
+  if (fd >= 0 && fd <= 2)
+    {
+      int high = fcntl (fd, F_DUPFD_CLOEXEC, 3);
+
+      close (fd);
+      fd = high;
+    }
+  return fd;
+}
+
 /* CALL has no mode for posix_fallocate (POSIX).  The line is written at
    once, so that lines of concurrent calls do not mix.  */
 void
@@ -68,11 +96,8 @@ __fa_trace (const struct fa_trace *t, pid_t pid, const char *fn, int posix,
 		 err == 0 ? "0" : posix ? "" : "-1 ", err ? name : "");
   n += snprintf (line + n, sizeof line - n, "%s%s%s\n", *how ? " (" : "",
 		 how, *how ? ")" : "");
-  /* Opened for each line, so that a program that closes its descriptors
-     and opens files of its own cannot find our lines in them.  */
   if (t->path[0] != '-')
-    tfd = open (t->path,
-		O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+    tfd = open_trace (t->path);
   else
     tfd = fstat (2, &now) == 0 && now.st_dev == t->err_dev
 	  && now.st_ino == t->err_ino ? 2 : -1;
