@@ -40,6 +40,23 @@ __fa_errno_number (const char *name)
 /* The trace file PATH, opened for one line, as a descriptor above 2, or
    -1.  Opened for each line, so that a program that closes its
    descriptors and opens files of its own cannot find our lines in them.
+
+   A trace path is often in a shared directory such as /tmp, and the
+   program may be root's: only a regular file of the process's effective
+   user with a single link gets lines, created if missing.  So no symbolic
+   link (O_NOFOLLOW), no hard link to someone's file, no file of another
+   user planted in a sticky directory (the kernel's protected_symlinks,
+   protected_hardlinks and protected_regular, all of which an
+   administrator can turn off, refuse less), no FIFO and no device.  A
+   file that is not regular is not even opened, as opening a device can
+   act on it (a tape rewinds, a watchdog starts); one put there between
+   the lstat and the open is opened without waiting (O_NONBLOCK: a FIFO
+   without reader) and closed unwritten, and only a process allowed to
+   make device nodes can put a device there.  Created mode 0600: lines
+   tell what the program does with its files, for the user alone to read,
+   and the file must not be one that others can write to when another
+   process of the same program appends to it.
+
    open gives the lowest free descriptor, which is 1 in a program that
    closed standard output: left there, the program's own output would go
    into the trace for good, so it is moved at once.  A window remains
@@ -52,15 +69,25 @@ __fa_errno_number (const char *name)
 static int
 open_trace (const char *path)
 {
-  int fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-		 0666);
+  struct stat st;
+  int fd;
 
+  if (lstat (path, &st) == 0 && !S_ISREG (st.st_mode))
+    return -1;
+  fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY
+		   | O_NOFOLLOW | O_NONBLOCK, 0600);
   if (fd >= 0 && fd <= 2)
     {
       int high = fcntl (fd, F_DUPFD_CLOEXEC, 3);
 
       close (fd);
       fd = high;
+    }
+  if (fd >= 0 && (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode)
+		  || st.st_uid != geteuid () || st.st_nlink != 1))
+    {
+      close (fd);
+      fd = -1;
     }
   return fd;
 }
