@@ -14,8 +14,9 @@ FA_HIDDEN long __fa_syscall (int fd, int mode, int64_t offset, int64_t len);
 /* fallocate's convention: 0, or -1 with errno set.  */
 FA_HIDDEN int __fa_result (long ret);
 
-/* posix_fallocate for 64-bit offset and len: 0 or an error number; errno
-   is left as it was.  */
+/* posix_fallocate for 64-bit offset and len, fallocate-shim's policy
+   applied (io/fa-posix.c): 0 or an error number; errno is left as it
+   was.  */
 FA_HIDDEN int __fa_posix (int fd, int64_t offset, int64_t len);
 
 /* Nonzero when no policy and no trace is set (io/fa-policy.c): fallocate

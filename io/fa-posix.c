@@ -1,0 +1,30 @@
+#include <errno.h>
+#include <unistd.h>
+#include "fa-policy.h"
+
+/* posix_fallocate under the policy: the system call first, as glibc; on
+   EOPNOTSUPP (the filesystem cannot) and on ENOSYS (the kernel or a
+   seccomp filter refuses it, where glibc gives up) the fallback
+   (fa-fill.c).  */
+int
+__fa_posix (int fd, int64_t off, int64_t len)
+{
+  int saved = errno, err;
+  const char *how = "";
+
+  if (__fa_policy.action == FA_NOOP)
+    err = 0, how = "noop";
+  else if (__fa_policy.action == FA_INJECT)
+    err = __fa_policy.injected, how = "injected";
+  else if ((err = (int) -__fa_syscall (fd, 0, off, len)) == EOPNOTSUPP
+	   || err == ENOSYS)
+    {
+      err = __fa_fill (fd, off, len);
+      how = "fallback";
+    }
+  if (__fa_policy.trace.path[0])
+    __fa_trace (&__fa_policy.trace, getpid (), "posix_fallocate", 1, fd, 0,
+		off, len, err, how);
+  errno = saved;
+  return err;
+}
