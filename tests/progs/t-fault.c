@@ -11,6 +11,12 @@
    as before, a short write or EINTR retried to success; either way no
    byte outside the former holes changes and the holes read as zeros.
 
+   A pwrite that returns 0 (a FUSE server may answer so, and will again
+   if asked again) must give EIO, not a loop: each call runs under an
+   alarm, after which every write fails, so that a hang shows as a FAIL
+   and the program goes on.  The same after a failed fault, where the
+   holes are then written: EIO, whatever errno the failed fault left.
+
    A madvise (MADV_POPULATE_WRITE) that returns 0 and does nothing, as
    qemu-user's does, must still leave the range allocated.
 
@@ -20,6 +26,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,16 +38,32 @@
 #include <fallocate.h>
 #include "tcheck.h"
 
+#define STR(x) #x
+#define QUOTE(x) STR (x)
+
 /* The madvise kinds last: the writing way has no faults to inject.  */
-enum fault { F_EIO, F_ENOSPC, F_SHORT, F_EINTR, F_MADVISE, F_IGNORED };
+enum fault { F_EIO, F_ENOSPC, F_SHORT, F_EINTR, F_ZERO, F_MADVISE,
+	     F_MADVISE_ZERO, F_IGNORED };
 static const char *const fault_names[] = {
-  "EIO", "ENOSPC", "short write", "EINTR", "madvise EFAULT",
+  "EIO", "ENOSPC", "short write", "EINTR", "pwrite returning 0",
+  "madvise EFAULT", "madvise EFAULT, then pwrite returning 0",
   "madvise ignored"
 };
 
-static int armed, nowrite_map, refusing;
+/* How long one call may take before it counts as hung, in seconds.  */
+#define PATIENCE 5
+
+static int armed, nowrite_map, zeroing, refusing;
+static volatile sig_atomic_t hung;
 static enum fault kind;
-static long calls, at_call, injected, writes, faults;
+static long calls, at_call, injected, hit, writes, faults;
+
+static void
+on_alarm (int sig)
+{
+  (void) sig;
+  hung = 1;
+}
 
 static ssize_t
 fault_write (int fd, const void *buf, size_t n, off64_t off)
@@ -48,15 +71,22 @@ fault_write (int fd, const void *buf, size_t n, off64_t off)
   /* Empty writes (the fallback's probe for a swap file) write nothing.  */
   if (armed && n > 0)
     writes++;
-  /* A write that must not happen: fail it.  */
-  if (armed && n > 0 && refusing)
+  /* Out of a hang, or a write that must not happen: fail it.  */
+  if (armed && n > 0 && (hung || refusing))
     {
-      errno = ENOSPC;
+      errno = hung ? EIO : ENOSPC;
       return -1;
     }
+  /* A server that answered 0 once answers so again.  */
+  if (armed && n > 0 && zeroing)
+    return 0;
   if (armed && n > 0 && ++calls == at_call && kind < F_MADVISE)
     switch (kind)
       {
+      case F_ZERO:
+	injected++;
+	hit = zeroing = 1;
+	return 0;
       case F_EIO:
       case F_ENOSPC:
 	injected++;
@@ -110,11 +140,15 @@ madvise (void *addr, size_t len, int advice)
       if (kind == F_IGNORED && len > 0)
 	{
 	  injected++;
+	  hit = 1;
 	  return 0;		/* qemu-user: accepted, and nothing done */
 	}
-      if (kind == F_MADVISE && len > 0 && ++calls == at_call)
+      if ((kind == F_MADVISE || kind == F_MADVISE_ZERO) && len > 0
+	  && ++calls == at_call)
 	{
 	  injected++;
+	  hit = 1;
+	  zeroing = kind == F_MADVISE_ZERO;
 	  errno = EFAULT;	/* what a failing fault gives */
 	  return -1;
 	}
@@ -158,16 +192,20 @@ one (const char *dir, const char *way, int64_t off, long k)
   char path[4096];
   int fd = layout (dir, path, sizeof path), r, want;
 
-  calls = faults = 0;
+  calls = hit = faults = 0;
   at_call = k;
   armed = 1;
+  alarm (PATIENCE);
   r = posix_fallocate64 (fd, off, END - off);
+  alarm (0);
   armed = 0;
   int reached = calls >= k;
-  want = !reached || kind == F_SHORT || kind == F_EINTR || kind >= F_MADVISE
-	 ? 0 : kind == F_EIO ? EIO : ENOSPC;
+  want = kind == F_EIO || kind == F_ENOSPC ? (reached ? kind == F_EIO
+					       ? EIO : ENOSPC : 0)
+	 : kind == F_ZERO ? (reached ? EIO : 0)
+	 : kind == F_MADVISE_ZERO ? (hit ? EIO : 0) : 0;
   int64_t size = t_size (fd), wsize = r ? SIZE0 : END;
-  int ok = r == want && size == wsize
+  int ok = !hung && r == want && size == wsize
 	   && t_same (fd, 0, 65536, 50) && t_same (fd, 196608, 65536, 51)
 	   && t_zero (fd, 65536, 131072)
 	   && (size <= SIZE0 || t_zero (fd, SIZE0, (size_t) (size - SIZE0)))
@@ -178,14 +216,18 @@ one (const char *dir, const char *way, int64_t off, long k)
     ok = ok && t_alloc (fd) >= END - off;
   if (!ok || !reached || kind == F_IGNORED)
     t_ok (ok, "%s way, %s at %s %ld, from %lld: returns %d (got %d), "
-	  "size %lld (got %lld), data kept, holes zero", way,
+	  "size %lld (got %lld), data kept, holes zero%s", way,
 	  fault_names[kind], kind == F_IGNORED ? "every fault, faults"
 	  : "call", kind == F_IGNORED ? faults : k, (long long) off, want, r,
-	  (long long) wsize, (long long) size);
+	  (long long) wsize, (long long) size,
+	  hung ? "; HUNG: no return in " QUOTE (PATIENCE) " s" : "");
   close (fd);
   unlink (path);
-  /* Every call is alike with the advice ignored.  */
-  return reached && kind != F_IGNORED;
+  int again = reached && kind != F_IGNORED && !hung;
+  hung = zeroing = 0;
+  /* Every call is alike with the advice ignored; after a hang, every
+     later K would hang as long.  */
+  return again;
 }
 
 /* A request larger than the free space: ENOSPC, the file as it was, and
@@ -239,6 +281,7 @@ main (int argc, char **argv)
 {
   const char *dir = argc > 1 ? argv[1] : ".";
   const int64_t offs[] = { 32768, SIZE0 + 37777 };
+  struct sigaction sa = { .sa_handler = on_alarm };
   long tries = 0;
 
   if (!t_filtered ())
@@ -246,6 +289,8 @@ main (int argc, char **argv)
       t_unsupported ("t-fault: run it under fa-seccomp");
       return 0;
     }
+  /* The alarm only sets HUNG, which the writes above read.  */
+  sigaction (SIGALRM, &sa, NULL);
   for (nowrite_map = 0; nowrite_map < 2; nowrite_map++)
     {
       const char *way = nowrite_map ? "writing" : "mapping";
