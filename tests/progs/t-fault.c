@@ -1,7 +1,7 @@
 /* t-fault DIR: the fallback's writes fail part way.  This program defines
    pwrite64, pwrite and madvise; linked dynamically against libfallocate.so
    they are the ones it calls (through its PLT), and they fail on purpose
-   at the Kth call: EIO, ENOSPC, a short write, EINTR.  Run under
+   at the Kth call: EIO, ENOSPC, a short write, EINTR, 0.  Run under
    fa-seccomp so that posix_fallocate's fallback runs.
 
    For every K until a call completes without reaching it, both ways of
