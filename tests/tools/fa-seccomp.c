@@ -2,9 +2,13 @@
    system call fails with ERRNO (ENOSYS: a kernel or sandbox without it;
    EOPNOTSUPP: a filesystem without it).  The filter is inherited across
    exec and fork, needs no privilege, and also catches the calls qemu-user
-   makes on behalf of a guest.  */
+   makes on behalf of a guest.  FA_SECCOMP=ERRNO goes into COMMAND's
+   environment: what fallocate must answer there is then known from
+   outside the library under test, which could otherwise vouch for a
+   refusal it emulated away.  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "fa-deny.h"
@@ -29,6 +33,11 @@ main (int argc, char **argv)
       return 2;
     }
 
+  if (setenv ("FA_SECCOMP", argv[1], 1) < 0)
+    {
+      perror ("fa-seccomp: setenv");
+      return 126;
+    }
   if (fa_deny_fallocate (err) < 0)
     {
       perror ("fa-seccomp: prctl");
