@@ -191,13 +191,24 @@ fill_blocks (struct fill *fl, int64_t from, int64_t to)
   return 0;
 }
 
+/* Whether holes can be found in the file (fa-file.c).  */
+static int
+known (const struct fill *fl)
+{
+  return fl->f.fiemap || fl->f.seek >= 0;
+}
+
 /* The hole [from, to), inside the file, allocated.  */
 static int
 fill_hole (struct fill *fl, int64_t from, int64_t to)
 {
   struct stat64 st;
-  int64_t blocks = fl->f.st.st_blocks;
+  int64_t blocks = -1;
 
+  /* Where holes cannot be found, the first populate is judged by
+     st_blocks, counted just before it.  */
+  if (fl->map && !fl->checked && !known (fl) && fstat64 (fl->f.fd, &st) == 0)
+    blocks = st.st_blocks;
   if (fl->map && populate (fl, from, to) == 0)
     {
       if (fl->checked++)
@@ -214,13 +225,6 @@ fill_hole (struct fill *fl, int64_t from, int64_t to)
     }
   fl->map = 0;
   return fill_blocks (fl, from, to);
-}
-
-/* Whether holes can be found in the file (fa-file.c).  */
-static int
-known (const struct fill *fl)
-{
-  return fl->f.fiemap || fl->f.seek >= 0;
 }
 
 /* The holes of [from, to) allocated; with COUNT, only their bytes added
