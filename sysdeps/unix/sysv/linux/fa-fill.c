@@ -35,8 +35,12 @@
    - mapping, O_DIRECT writers: a page we fault in is read before an
      O_DIRECT write into the same hole reaches the disk and written back
      after it (the kernel logs "Page cache invalidation failure on direct
-     I/O"), so that write is lost.  Holes are written back as soon as
-     they are populated, which narrows this window; it remains.
+     I/O"), so that write is lost.  Measured (an O_DIRECT writer filling
+     a sparse 32 MiB file in random order during posix_fallocate, ext4,
+     30 runs each): 8 runs lost a block (9 blocks), glibc's fallback 21
+     runs (54 blocks), the kernel's fallocate none.  Starting writeback
+     right after each populate changed nothing measurable, and nothing
+     else in user space closes the window.
    - writing: a writer that fills a hole block between our check and our
      write loses one byte, the one we write (glibc's pread/pwrite probe
      has this window, per block).  A writer that writes past the end of
@@ -131,7 +135,7 @@ struct fill
 };
 
 /* Allocate the pages of [from, to), which lie inside the file, without
-   writing a byte, and start their writeback: 0, or -1 if that cannot be
+   writing a byte: 0, or -1 if that cannot be
    done (an error of the filesystem, ENOSPC among them, shows as a failed
    fault: EFAULT).  */
 static int
@@ -158,9 +162,6 @@ populate (struct fill *fl, int64_t from, int64_t to)
 	}
       if (madvise (fl->p + (from - at), (size_t) n, MADV_POPULATE_WRITE) < 0)
 	return -1;
-      /* Their writeback started now, not in thirty seconds: an O_DIRECT
-	 write into them meanwhile would be overwritten.  */
-      sync_file_range (fl->f.fd, from, n, SYNC_FILE_RANGE_WRITE);
       from += n;
     }
   return 0;
