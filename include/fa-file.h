@@ -18,7 +18,8 @@ struct fa_file
   int fd;			/* the descriptor written through */
   int flags;			/* its F_GETFL */
   int seek;			/* a descriptor of our own to lseek, or -1 */
-  int fiemap;			/* FIEMAP answers on the file */
+  int fiemap;			/* FIEMAP answers on the file; -1 not asked */
+  unsigned gen;			/* calls finished before the check */
   int seals;			/* F_GET_SEALS of a memfd, else 0 */
   struct stat64 st;
   struct statfs64 fs;
@@ -39,20 +40,23 @@ FA_HIDDEN int __fa_unwritable (const struct fa_file *f);
 /* Calls on the same file take turns; cancellation is off meanwhile.  */
 FA_HIDDEN void __fa_lock (const struct fa_file *f, int *cancel);
 FA_HIDDEN void __fa_unlock (const struct fa_file *f, int cancel);
+/* Nonzero if calls of ours may have changed the file since F's check.  */
+FA_HIDDEN int __fa_stale (const struct fa_file *f);
 /* What a caller's O_SYNC or O_DSYNC asks after writes that did not wait.  */
 FA_HIDDEN int __fa_sync (const struct fa_file *f);
-/* EFBIG if END lies past the filesystem's largest file; sets
-   F->fiemap.  */
+/* EFBIG if END lies past the filesystem's largest file.  */
 FA_HIDDEN int __fa_too_big (struct fa_file *f, int64_t end);
+/* Whether holes can be found in F's file.  */
+FA_HIDDEN int __fa_holes_known (struct fa_file *f);
 /* N zero bytes written at POS (not through O_APPEND), *DONE of them.  */
 FA_HIDDEN int __fa_write_zeros (const struct fa_file *f, int64_t pos,
 				size_t n, size_t *done);
 /* The first hole of [*FROM, *TO), as [*FROM, *TO): 1, 0 if none, -1 if
    neither FIEMAP nor a descriptor of our own can tell.  */
-FA_HIDDEN int __fa_next_hole (const struct fa_file *f, int64_t *from,
+FA_HIDDEN int __fa_next_hole (struct fa_file *f, int64_t *from,
 			      int64_t *to);
 /* Whether the byte at AT is in a hole right now: 1, 0, -1 and errno.  */
-FA_HIDDEN int __fa_in_hole (const struct fa_file *f, int64_t at);
+FA_HIDDEN int __fa_in_hole (struct fa_file *f, int64_t at);
 /* FN (ARG) run with F's descriptor one of our own, in a thread whose
    descriptor table is its own: FN's result, or EBADF if none can be
    opened.  */

@@ -110,7 +110,7 @@ __fa_emulate (int fd, int mode, int64_t off, int64_t len, int refused)
      inside the file, or holes are to be left alone and only lseek on
      one of ours finds them.  */
   else if (off < lim
-	   && (err = (flags & (O_APPEND | O_DIRECT)) || (z.punch && !f.fiemap)
+	   && (err = (flags & (O_APPEND | O_DIRECT)) || (z.punch && !__fa_holes_known (&f))
 		     ? __fa_own (&f, zero, &z) : zero (&z)) < 0)
     err = refused;
   else if (!err && !keep && end > from)

@@ -36,6 +36,11 @@
 # define F_SEAL_FUTURE_WRITE 0x0010
 #endif
 
+/* Counts the calls that have finished (__fa_unlock): one that finds it
+   unchanged once it holds its lock knows that no call of ours changed
+   the file since its check, and needs no second fstat.  */
+static unsigned generation;
+
 /* The checks of vfs_fallocate, in its order, so that a call gets the same
    answer whether the kernel or this file decides.  A directory cannot be
    open for writing, so EISDIR cannot arise here; block devices (fixed
@@ -48,7 +53,8 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
 
   f->fd = fd;
   f->seek = -1;
-  f->fiemap = 0;
+  f->fiemap = -1;
+  f->gen = __atomic_load_n (&generation, __ATOMIC_ACQUIRE);
   f->flags = fcntl (fd, F_GETFL);
   if (f->flags < 0 || (f->flags & O_PATH))
     return EBADF;
@@ -125,9 +131,17 @@ __fa_lock (const struct fa_file *f, int *cancel)
   pthread_mutex_lock (&stripe[f->st.st_ino % STRIPES]);
 }
 
+/* Nonzero if calls of ours may have changed the file since F's check.  */
+int
+__fa_stale (const struct fa_file *f)
+{
+  return __atomic_load_n (&generation, __ATOMIC_ACQUIRE) != f->gen;
+}
+
 void
 __fa_unlock (const struct fa_file *f, int cancel)
 {
+  __atomic_add_fetch (&generation, 1, __ATOMIC_RELEASE);
   pthread_mutex_unlock (&stripe[f->st.st_ino % STRIPES]);
   pthread_setcancelstate (cancel, &cancel);
 }
@@ -187,17 +201,33 @@ fiemap (int fd, int64_t from, int64_t to, struct fa_extents *fm)
 }
 
 /* Past the filesystem's largest file the kernel says EFBIG; so does
-   FIEMAP from that offset (fiemap_prep): EFBIG, else 0, with F->fiemap
-   set if FIEMAP answers here.  A filesystem without FIEMAP refuses such a
-   write with EFBIG when it comes.  */
+   FIEMAP from that offset (fiemap_prep), which also tells whether FIEMAP
+   works here (F->fiemap).  Below 2 GiB, which every filesystem of note
+   holds, it is not asked (small calls are frequent): a write past the
+   limit gets EFBIG from the kernel, and the fallback undoes its part.  */
 int
 __fa_too_big (struct fa_file *f, int64_t end)
 {
   struct fa_extents fm;
-  int err = fiemap (f->fd, end - 1, end, &fm);
+  int err;
 
+  if (end <= INT32_MAX)
+    return 0;
+  err = fiemap (f->fd, end - 1, end, &fm);
   f->fiemap = err == 0;
   return err == EFBIG ? EFBIG : 0;
+}
+
+/* Whether holes can be found in F's file: by FIEMAP (asked once), or by
+   lseek on a descriptor of our own.  */
+int
+__fa_holes_known (struct fa_file *f)
+{
+  struct fa_extents fm;
+
+  if (f->fiemap < 0)
+    f->fiemap = fiemap (f->fd, 0, 1, &fm) == 0;
+  return f->fiemap || f->seek >= 0;
 }
 
 /* The holes by lseek on a descriptor of our own (F->seek): as
@@ -229,13 +259,15 @@ seek_hole (const struct fa_file *f, int64_t *from, int64_t *to)
    SEEK_HOLE and SEEK_DATA on a descriptor of our own tell, if we have
    one (__fa_own).  */
 int
-__fa_next_hole (const struct fa_file *f, int64_t *from, int64_t *to)
+__fa_next_hole (struct fa_file *f, int64_t *from, int64_t *to)
 {
   struct fa_extents fm;
   int64_t at = *from;
 
+  if (!__fa_holes_known (f))
+    return -1;
   if (!f->fiemap)
-    return f->seek >= 0 ? seek_hole (f, from, to) : -1;
+    return seek_hole (f, from, to);
   while (at < *to)
     {
       if (fiemap (f->fd, at, *to, &fm))
@@ -273,7 +305,7 @@ last:
    allocated yet).  Nonzero if so, else 0,
    -1 with errno set if neither can be asked.  */
 int
-__fa_in_hole (const struct fa_file *f, int64_t at)
+__fa_in_hole (struct fa_file *f, int64_t at)
 {
   int64_t from = at, to = at + 1;
   int known = __fa_next_hole (f, &from, &to);

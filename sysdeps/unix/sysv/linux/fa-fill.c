@@ -172,9 +172,6 @@ populate (struct fill *fl, int64_t from, int64_t to)
 static int
 fill_blocks (struct fill *fl, int64_t from, int64_t to)
 {
-  /* pwrite on an O_APPEND descriptor appends: never inside the file.  */
-  if (fl->f.flags & O_APPEND)
-    return EBADF;
   /* Steps computed from TO - B: B + BS overflows in the last block
      below INT64_MAX.  */
   for (int64_t b = from - from % fl->bs; b < to;
@@ -192,11 +189,39 @@ fill_blocks (struct fill *fl, int64_t from, int64_t to)
   return 0;
 }
 
+struct blocks
+{
+  struct fill *fl;
+  int64_t from, to;
+};
+
+static int
+own_blocks (void *arg)
+{
+  struct blocks *b = arg;
+
+  if (b->fl->f.flags & (O_APPEND | O_DIRECT))
+    return EBADF;
+  return fill_blocks (b->fl, b->from, b->to);
+}
+
+/* fill_blocks, through a descriptor of our own where the caller's would
+   append (O_APPEND) or refuse one-byte writes (O_DIRECT).  */
+static int
+write_blocks (struct fill *fl, int64_t from, int64_t to)
+{
+  struct blocks b = { fl, from, to };
+
+  if (fl->f.flags & (O_APPEND | O_DIRECT))
+    return __fa_own (&fl->f, own_blocks, &b);
+  return fill_blocks (fl, from, to);
+}
+
 /* Whether holes can be found in the file (fa-file.c).  */
 static int
-known (const struct fill *fl)
+known (struct fill *fl)
 {
-  return fl->f.fiemap || fl->f.seek >= 0;
+  return __fa_holes_known (&fl->f);
 }
 
 /* The hole [from, to), inside the file, allocated.  */
@@ -225,7 +250,7 @@ fill_hole (struct fill *fl, int64_t from, int64_t to)
 	return 0;
     }
   fl->map = 0;
-  return fill_blocks (fl, from, to);
+  return write_blocks (fl, from, to);
 }
 
 /* The holes of [from, to) allocated; with COUNT, only their bytes added
@@ -308,17 +333,16 @@ extend (struct fill *fl, int64_t pos)
 }
 
 /* The mapping way past the end of file: one zero byte at END - 1, unless
-   the file reaches END already; the rest is then a hole to populate.  */
+   the file reaches END already (by the fstat of the check, or the one
+   under the lock: a few system calls ago); the rest is then a hole to
+   populate.  */
 static int
 grow (struct fill *fl)
 {
-  struct stat64 now;
   size_t done;
   int err;
 
-  if (fstat64 (fl->f.fd, &now) < 0)
-    return errno;
-  if (now.st_size >= fl->end)
+  if (fl->size0 >= fl->end)
     return 0;
   err = __fa_write_zeros (&fl->f, fl->end - 1, 1, &done);
   if (!err)
@@ -353,7 +377,10 @@ plan (struct fill *fl)
      a tmpfs mounted without a size) has no free space to check.  The
      blocks reserved for root are not ours to count otherwise.  */
   if (f->fs.f_blocks > 0)
-    room = (uint64_t) (geteuid () == 0 ? f->fs.f_bfree : f->fs.f_bavail)
+    room = (uint64_t) f->fs.f_bavail
+	   * (uint64_t) (f->fs.f_frsize ? f->fs.f_frsize : f->fs.f_bsize);
+  if ((uint64_t) (inside + tail) > room && geteuid () == 0)
+    room = (uint64_t) f->fs.f_bfree
 	   * (uint64_t) (f->fs.f_frsize ? f->fs.f_frsize : f->fs.f_bsize);
   /* The holes inside the file, at most all of the range there; counted
      only where the count decides.  Without FIEMAP, st_blocks bounds
@@ -463,8 +490,9 @@ __fa_fill (int fd, int64_t off, int64_t len)
   if (err)
     return err;
   __fa_lock (&fl.f, &cancel);
-  /* The size under the lock: another call of ours may have changed it.  */
-  if (fstat64 (fd, &fl.f.st) < 0)
+  /* The size under the lock, if another call of ours may have changed
+     it since the check.  */
+  if (__fa_stale (&fl.f) && fstat64 (fd, &fl.f.st) < 0)
     err = errno;
   else
     {
