@@ -20,6 +20,7 @@ struct fa_file
   int seek;			/* a descriptor of our own to lseek, or -1 */
   int fiemap;			/* FIEMAP answers on the file; -1 not asked */
   unsigned gen;			/* calls finished before the check */
+  int locked, cancel;		/* by __fa_lock */
   int seals;			/* F_GET_SEALS of a memfd, else 0 */
   struct stat64 st;
   struct statfs64 fs;
@@ -38,8 +39,8 @@ FA_HIDDEN int __fa_check (int fd, int mode, int64_t offset, int64_t len,
 /* Nonzero if F is sealed against every write (F_SEAL_WRITE).  */
 FA_HIDDEN int __fa_unwritable (const struct fa_file *f);
 /* Calls on the same file take turns; cancellation is off meanwhile.  */
-FA_HIDDEN void __fa_lock (const struct fa_file *f, int *cancel);
-FA_HIDDEN void __fa_unlock (const struct fa_file *f, int cancel);
+FA_HIDDEN void __fa_lock (struct fa_file *f);
+FA_HIDDEN void __fa_unlock (struct fa_file *f);
 /* Nonzero if calls of ours may have changed the file since F's check.  */
 FA_HIDDEN int __fa_stale (const struct fa_file *f);
 /* What a caller's O_SYNC or O_DSYNC asks after writes that did not wait.  */

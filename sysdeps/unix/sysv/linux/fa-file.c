@@ -111,24 +111,47 @@ __fa_unwritable (const struct fa_file *f)
    a lock per stripe of inode numbers, so that calls on other files rarely
    wait.  Cancellation is off meanwhile (pwrite is a cancellation point,
    and a thread cancelled holding the lock would block the others), as
-   fallocate is not a cancellation point here.  */
+   fallocate is not a cancellation point here.  A call from a signal
+   handler that interrupted a call of ours in the same thread goes on
+   without the lock rather than wait for itself; a child forked while
+   another thread held a lock gets them all free.  */
 #define STRIPES 16
-static pthread_mutex_t stripe[STRIPES] = {
-  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-};
+static struct
+{
+  pthread_mutex_t m;
+  unsigned long owner;		/* pthread_self of the holder, or 0 */
+} stripe[STRIPES];
+
+static void
+forked (void)
+{
+  for (int i = 0; i < STRIPES; i++)
+    {
+      pthread_mutex_init (&stripe[i].m, NULL);
+      stripe[i].owner = 0;
+    }
+}
+
+__attribute__ ((constructor)) static void
+init (void)
+{
+  forked ();
+  pthread_atfork (NULL, NULL, forked);
+}
 
 void
-__fa_lock (const struct fa_file *f, int *cancel)
+__fa_lock (struct fa_file *f)
 {
-  pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, cancel);
-  pthread_mutex_lock (&stripe[f->st.st_ino % STRIPES]);
+  int i = (int) (f->st.st_ino % STRIPES);
+  unsigned long self = (unsigned long) pthread_self ();
+
+  pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &f->cancel);
+  f->locked = __atomic_load_n (&stripe[i].owner, __ATOMIC_RELAXED) != self;
+  if (f->locked)
+    {
+      pthread_mutex_lock (&stripe[i].m);
+      __atomic_store_n (&stripe[i].owner, self, __ATOMIC_RELAXED);
+    }
 }
 
 /* Nonzero if calls of ours may have changed the file since F's check.  */
@@ -139,11 +162,17 @@ __fa_stale (const struct fa_file *f)
 }
 
 void
-__fa_unlock (const struct fa_file *f, int cancel)
+__fa_unlock (struct fa_file *f)
 {
+  int i = (int) (f->st.st_ino % STRIPES), ignored;
+
   __atomic_add_fetch (&generation, 1, __ATOMIC_RELEASE);
-  pthread_mutex_unlock (&stripe[f->st.st_ino % STRIPES]);
-  pthread_setcancelstate (cancel, &cancel);
+  if (f->locked)
+    {
+      __atomic_store_n (&stripe[i].owner, 0, __ATOMIC_RELAXED);
+      pthread_mutex_unlock (&stripe[i].m);
+    }
+  pthread_setcancelstate (f->cancel, &ignored);
 }
 
 /* The caller's O_SYNC or O_DSYNC asks that what we allocated be on disk
@@ -193,7 +222,8 @@ __fa_write_zeros (const struct fa_file *f, int64_t pos, size_t n,
 static int
 fiemap (int fd, int64_t from, int64_t to, struct fa_extents *fm)
 {
-  memset (&fm->m, 0, sizeof fm->m);
+  /* All of it: valgrind does not know what the ioctl writes.  */
+  memset (fm, 0, sizeof *fm);
   fm->m.fm_start = (uint64_t) from;
   fm->m.fm_length = (uint64_t) (to - from);
   fm->m.fm_extent_count = FA_EXTENTS;
@@ -201,7 +231,7 @@ fiemap (int fd, int64_t from, int64_t to, struct fa_extents *fm)
 }
 
 /* Past the filesystem's largest file the kernel says EFBIG; so does
-   FIEMAP from that offset (fiemap_prep), which also tells whether FIEMAP
+   FIEMAP from there (fiemap_prep), which also tells whether FIEMAP
    works here (F->fiemap).  Below 2 GiB, which every filesystem of note
    holds, it is not asked (small calls are frequent): a write past the
    limit gets EFBIG from the kernel, and the fallback undoes its part.  */
@@ -213,7 +243,9 @@ __fa_too_big (struct fa_file *f, int64_t end)
 
   if (end <= INT32_MAX)
     return 0;
-  err = fiemap (f->fd, end - 1, end, &fm);
+  /* fiemap_prep refuses a start above s_maxbytes, vfs_fallocate an end:
+     ask from END.  */
+  err = fiemap (f->fd, end, end == INT64_MAX ? end : end + 1, &fm);
   f->fiemap = err == 0;
   return err == EFBIG ? EFBIG : 0;
 }
@@ -344,6 +376,7 @@ own (void *arg)
   struct own *o = arg;
   struct fa_file *f = o->f, saved = *f;
   static const int tries[] = { O_RDWR, O_WRONLY, O_RDONLY };
+  struct stat64 st;
   char path[48];
   int err, nfd = -1;
 
@@ -352,6 +385,13 @@ own (void *arg)
   snprintf (path, sizeof path, "/proc/thread-self/fd/%d", f->fd);
   for (int i = 0; nfd < 0 && i < 3; i++)
     nfd = open (path, tries[i] | O_CLOEXEC | O_NOCTTY | O_LARGEFILE);
+  /* Something else mounted on /proc would give another file.  */
+  if (nfd >= 0 && (fstat64 (nfd, &st) < 0 || st.st_dev != f->st.st_dev
+		   || st.st_ino != f->st.st_ino))
+    {
+      close (nfd);
+      nfd = -1;
+    }
   if (nfd < 0)
     return (void *) (intptr_t) EBADF;
   /* A filesystem that cannot report holes (generic_file_llseek: all of

@@ -74,7 +74,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -189,6 +191,17 @@ fill_blocks (struct fill *fl, int64_t from, int64_t to)
   return 0;
 }
 
+/* Whether fill_blocks can work through FL's descriptor: not if it
+   appends whatever the offset (O_APPEND), refuses one-byte writes
+   (O_DIRECT), or can neither read nor find holes.  */
+static int
+writable (struct fill *fl)
+{
+  return !(fl->f.flags & (O_APPEND | O_DIRECT))
+	 && ((fl->f.flags & O_ACCMODE) == O_RDWR
+	     || __fa_holes_known (&fl->f));
+}
+
 struct blocks
 {
   struct fill *fl;
@@ -200,7 +213,7 @@ own_blocks (void *arg)
 {
   struct blocks *b = arg;
 
-  if (b->fl->f.flags & (O_APPEND | O_DIRECT))
+  if (!writable (b->fl))
     return EBADF;
   return fill_blocks (b->fl, b->from, b->to);
 }
@@ -212,7 +225,7 @@ write_blocks (struct fill *fl, int64_t from, int64_t to)
 {
   struct blocks b = { fl, from, to };
 
-  if (fl->f.flags & (O_APPEND | O_DIRECT))
+  if (!writable (fl))
     return __fa_own (&fl->f, own_blocks, &b);
   return fill_blocks (fl, from, to);
 }
@@ -320,7 +333,7 @@ extend (struct fill *fl, int64_t pos)
       if (fstat64 (fl->f.fd, &now) < 0)
 	return errno;
       if (now.st_size != fl->made)
-	return fill_blocks (fl, pos, fl->end);
+	return write_blocks (fl, pos, fl->end);
       /* Each write counted as it lands, so that a failure after a short
 	 one truncates what it added.  */
       err = __fa_write_zeros (&fl->f, pos, n, &done);
@@ -357,8 +370,7 @@ plan (struct fill *fl)
 {
   struct fa_file *f = &fl->f;
   int64_t lim = fl->end < fl->size0 ? fl->end : fl->size0;
-  int64_t from = (f->flags & O_APPEND) ? fl->size0
-		 : fl->off > fl->size0 ? fl->off : fl->size0;
+  int64_t from = fl->off > fl->size0 ? fl->off : fl->size0;
   int64_t tail = fl->end > from ? fl->end - from : 0;
   int64_t inside = lim > fl->off ? lim - fl->off : 0;
   uint64_t room = UINT64_MAX;
@@ -373,6 +385,18 @@ plan (struct fill *fl)
     return err;
   fl->map = !remote (f->fs.f_type) && (f->flags & O_ACCMODE) == O_RDWR
 	    && can_populate ();
+  /* Past RLIMIT_FSIZE the kernel sends SIGXFSZ and says EFBIG before it
+     changes anything; our writes would get there only after growing the
+     file to the limit, and SIGXFSZ kills, so no undo would run.  grow's
+     one write is the kernel's check itself.  */
+  struct rlimit64 r;
+  if (fl->end > fl->size0 && (!fl->map || (f->flags & O_APPEND))
+      && getrlimit64 (RLIMIT_FSIZE, &r) == 0 && r.rlim_cur != RLIM64_INFINITY
+      && (uint64_t) fl->end > r.rlim_cur)
+    {
+      raise (SIGXFSZ);
+      return EFBIG;
+    }
   /* A filesystem that counts no blocks at all (memfd's internal tmpfs,
      a tmpfs mounted without a size) has no free space to check.  The
      blocks reserved for root are not ours to count otherwise.  */
@@ -485,11 +509,11 @@ int
 __fa_fill (int fd, int64_t off, int64_t len)
 {
   struct fill fl = { .off = off, .end = off + len };
-  int cancel, err = __fa_check (fd, 0, off, len, &fl.f);
+  int err = __fa_check (fd, 0, off, len, &fl.f);
 
   if (err)
     return err;
-  __fa_lock (&fl.f, &cancel);
+  __fa_lock (&fl.f);
   /* The size under the lock, if another call of ours may have changed
      it since the check.  */
   if (__fa_stale (&fl.f) && fstat64 (fd, &fl.f.st) < 0)
@@ -501,6 +525,6 @@ __fa_fill (int fd, int64_t off, int64_t len)
     }
   if (fl.p != NULL)
     munmap (fl.p, WINDOW);
-  __fa_unlock (&fl.f, cancel);
+  __fa_unlock (&fl.f);
   return err;
 }

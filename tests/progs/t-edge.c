@@ -1,0 +1,346 @@
+/* t-edge DIR: the fallback at the edges a review found (run under
+   fa-seccomp, so that the fallback runs):
+   - fork: a child forked while another thread is inside a call of ours
+     can make calls of its own (the lock is not inherited held);
+   - signal: a call from a signal handler that interrupted a call of ours
+     on a file of the same lock stripe returns;
+   - fsize: past RLIMIT_FSIZE, EFBIG and SIGXFSZ before anything changes,
+     through descriptors whose writes would otherwise grow the file to the
+     limit first;
+   - append past the end: an O_APPEND descriptor and a range starting past
+     the end of file need only the range's space, not the gap's;
+   - extension race: another writer extending the file while the fallback
+     extends it through an O_WRONLY descriptor is no reason to fail;
+   - efbig: EFBIG exactly where the kernel says it, one byte past the
+     filesystem's largest file.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <fallocate.h>
+#include "tcheck.h"
+
+static const char *dir;
+static int big;
+static atomic_int inside;
+
+/* A new file whose inode shares FD's lock stripe (ino % 16), or -1.
+   The others are removed only at the end, or their inode numbers would
+   come back.  */
+static int
+same_stripe (int fd, char *path, size_t size)
+{
+  struct stat64 a, b;
+  char name[32];
+  int found = -1, i;
+
+  fstat64 (fd, &a);
+  for (i = 0; i < 64 && found < 0; i++)
+    {
+      snprintf (name, sizeof name, "stripe%d", i);
+      int f = t_create (dir, name, path, size);
+      if (fstat64 (f, &b) == 0 && b.st_ino % 16 == a.st_ino % 16)
+	found = f;
+      else
+	close (f);
+    }
+  for (int j = 0; j < i - 1; j++)
+    {
+      char other[4096];
+      snprintf (other, sizeof other, "%s/stripe%d", dir, j);
+      unlink (other);
+    }
+  return found;
+}
+
+static void *
+long_call (void *arg)
+{
+  (void) arg;
+  atomic_store (&inside, 1);
+  posix_fallocate64 (big, 0, 24 << 20);
+  return NULL;
+}
+
+/* Whether a child's call on FD completes within 10 s.  */
+static int
+in_child (int fd)
+{
+  pid_t pid = fork ();
+  int st;
+
+  if (pid == 0)
+    {
+      alarm (10);
+      int r = posix_fallocate64 (fd, 0, 4096);
+      if (r)
+	printf ("# child: posix_fallocate64 returned %d\n", r);
+      _exit (r == 0 ? 0 : 1);
+    }
+  waitpid (pid, &st, 0);
+  return WIFEXITED (st) && WEXITSTATUS (st) == 0;
+}
+
+static void
+forked (void)
+{
+  char p1[4096], p2[4096];
+  pthread_t t;
+  int ok = 1;
+
+  /* Several rounds: the fork must land inside the long call.  */
+  for (int round = 0; round < 3 && ok; round++)
+    {
+      big = t_create (dir, "forkbig", p1, sizeof p1);
+      int small = same_stripe (big, p2, sizeof p2);
+      atomic_store (&inside, 0);
+      pthread_create (&t, NULL, long_call, NULL);
+      while (!atomic_load (&inside) || t_size (big) == 0)
+	;
+      ok = small >= 0 && in_child (small);
+      pthread_join (t, NULL);
+      close (small);
+      close (big);
+      unlink (p1);
+      unlink (p2);
+    }
+  t_ok (ok, "fork: a child forked during another thread's call can call");
+}
+
+static int handler_fd, handler_ret = -1;
+
+static void
+handler (int sig)
+{
+  (void) sig;
+  handler_ret = posix_fallocate64 (handler_fd, 0, 4096);
+}
+
+static void
+signalled (void)
+{
+  char p1[4096], p2[4096];
+  struct itimerval it = { { 0, 0 }, { 0, 2000 } };
+  pid_t pid = fork ();
+  int st;
+
+  if (pid == 0)
+    {
+      big = t_create (dir, "sigbig", p1, sizeof p1);
+      handler_fd = same_stripe (big, p2, sizeof p2);
+      signal (SIGALRM, handler);
+      setitimer (ITIMER_REAL, &it, NULL);
+      int r = posix_fallocate64 (big, 0, 24 << 20);
+      unlink (p1);
+      unlink (p2);
+      _exit (r == 0 && handler_ret == 0 ? 0 : 1);
+    }
+  /* A deadlock is killed, not waited for.  */
+  for (int i = 0; i < 200 && waitpid (pid, &st, WNOHANG) == 0; i++)
+    usleep (50000);
+  if (waitpid (pid, &st, WNOHANG) == 0)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, &st, 0);
+    }
+  t_ok (WIFEXITED (st) && WEXITSTATUS (st) == 0,
+	"signal: a call from a handler on a file of the same stripe returns");
+}
+
+static int64_t
+t_size_path (const char *path)
+{
+  struct stat64 st;
+  return stat64 (path, &st) == 0 ? st.st_size : -1;
+}
+
+static void
+fsize (int flags, const char *how)
+{
+  char path[4096];
+  int fd = t_create (dir, "fsize", path, sizeof path);
+  pid_t pid;
+  int st;
+
+  close (fd);
+  /* SIGXFSZ at its default (the process ends), then ignored (EFBIG).  */
+  for (int ignore = 0; ignore < 2; ignore++)
+    {
+      if ((pid = fork ()) == 0)
+	{
+	  struct rlimit r = { 1 << 20, 1 << 20 }, none = { 0, 0 };
+	  setrlimit (RLIMIT_CORE, &none);
+	  setrlimit (RLIMIT_FSIZE, &r);
+	  if (ignore)
+	    signal (SIGXFSZ, SIG_IGN);
+	  int f = open (path, flags | O_LARGEFILE);
+	  _exit (posix_fallocate64 (f, 0, 4 << 20) == EFBIG ? 0 : 1);
+	}
+      waitpid (pid, &st, 0);
+      t_ok ((ignore ? WIFEXITED (st) && WEXITSTATUS (st) == 0
+	     : WIFSIGNALED (st) && WTERMSIG (st) == SIGXFSZ)
+	    && t_size_path (path) == 0,
+	    "fsize %s, SIGXFSZ %s: %s, size 0 as before (size %lld)", how,
+	    ignore ? "ignored" : "default", ignore ? "EFBIG" : "killed by it",
+	    (long long) t_size_path (path));
+    }
+  unlink (path);
+}
+
+static void
+append_past_end (void)
+{
+  char path[4096];
+  struct statvfs v;
+  int fd = t_create (dir, "apppast", path, sizeof path);
+
+  t_put (fd, 0, 4096, 60);
+  if (fstatvfs (fd, &v) < 0)
+    return;
+  /* A gap larger than the free space, a range well within it.  */
+  int64_t gap = (int64_t) v.f_bfree * (int64_t) v.f_frsize + (1 << 30);
+  int64_t len = (int64_t) v.f_bavail * (int64_t) v.f_frsize / 4;
+  if (len > (8 << 20))
+    len = 8 << 20;
+  int a = open (path, O_WRONLY | O_APPEND | O_LARGEFILE);
+  int r = posix_fallocate64 (a, gap, len);
+  t_ok (r == 0 && t_size (fd) == gap + len && t_same (fd, 0, 4096, 60),
+	"append past the end: only the range's space counts (got %d)", r);
+  close (a);
+  close (fd);
+  unlink (path);
+}
+
+static int race_fd;
+static atomic_int race_go;
+
+static void *
+extender (void *arg)
+{
+  (void) arg;
+  while (!atomic_load (&race_go))
+    ;
+  while (t_size (race_fd) == 0)
+    ;
+  pwrite64 (race_fd, "X", 1, t_size (race_fd) + (2 << 20));
+  return NULL;
+}
+
+static void
+extension_race (void)
+{
+  char path[4096];
+  int failed = 0, lost = 0;
+
+  for (int i = 0; i < 10; i++)
+    {
+      pthread_t t;
+      race_fd = t_create (dir, "extrace", path, sizeof path);
+      int w = open (path, O_WRONLY | O_LARGEFILE);
+      atomic_store (&race_go, 0);
+      pthread_create (&t, NULL, extender, NULL);
+      atomic_store (&race_go, 1);
+      int r = posix_fallocate64 (w, 0, 16 << 20);
+      pthread_join (t, NULL);
+      failed += r != 0;
+      /* The writer's byte, wherever it went, is still there.  */
+      char c = 0;
+      int64_t size = t_size (race_fd);
+      lost += pread64 (race_fd, &c, 1, size - 1) != 1
+	      || (size > (16 << 20) && c != 'X');
+      close (w);
+      close (race_fd);
+      unlink (path);
+    }
+  t_ok (failed == 0 && lost == 0, "extension race, O_WRONLY: returns 0, "
+	"the other writer's byte kept (%d failed, %d lost)", failed, lost);
+}
+
+/* The smallest start FIEMAP refuses with EFBIG: s_maxbytes + 1, or -1.  */
+static int64_t
+fiemap_limit (int fd)
+{
+  struct fiemap m;
+  int64_t lo = 1, hi = INT64_MAX;
+
+  while (lo < hi)
+    {
+      int64_t mid = lo + (hi - lo) / 2;
+      memset (&m, 0, sizeof m);
+      m.fm_start = (uint64_t) mid;
+      m.fm_length = 1;
+      int r = ioctl (fd, FS_IOC_FIEMAP, &m) < 0 ? errno : 0;
+      /* From s_maxbytes itself nothing is left to map: EINVAL.  */
+      if (r != 0 && r != EFBIG && r != EINVAL)
+	{
+	  printf ("# efbig: FIEMAP from %lld: %s\n", (long long) mid,
+		  strerror (r));
+	  return -1;
+	}
+      if (r == EFBIG)
+	hi = mid;
+      else
+	lo = mid + 1;
+    }
+  return lo;
+}
+
+static void
+efbig (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "efbig", path, sizeof path);
+  int64_t over = fiemap_limit (fd);
+
+  if (over < 0 || over == INT64_MAX)
+    t_unsupported ("efbig: no FIEMAP, or no limit below INT64_MAX here");
+  else
+    {
+      /* END = s_maxbytes + 1: the kernel's vfs_fallocate says EFBIG,
+	 before it looks at the free space, which LEN exceeds.  */
+      struct statvfs v;
+      int64_t len = fstatvfs (fd, &v) == 0
+		    ? (int64_t) v.f_bfree * (int64_t) v.f_frsize + (1 << 30)
+		    : 1 << 30;
+      int r = posix_fallocate64 (fd, over - len, len);
+      t_ok (r == EFBIG && t_size (fd) == 0, "efbig: one byte past the "
+	    "largest file (%lld): EFBIG (got %d)", (long long) over, r);
+    }
+  close (fd);
+  unlink (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  dir = argc > 1 ? argv[1] : ".";
+  if (!t_filtered ())
+    {
+      t_unsupported ("t-edge: run it under fa-seccomp");
+      return 0;
+    }
+  forked ();
+  signalled ();
+  fsize (O_RDWR, "O_RDWR");
+  fsize (O_WRONLY, "O_WRONLY");
+  fsize (O_WRONLY | O_APPEND, "O_APPEND");
+  append_past_end ();
+  extension_race ();
+  efbig ();
+  return t_done ();
+}
