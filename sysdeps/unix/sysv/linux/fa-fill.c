@@ -55,12 +55,17 @@
    writes: opened on /proc/thread-self/fd/N by a thread of ours whose
    descriptor table is its own copy (unshare CLONE_FILES), so that closing
    it drops none of the process's record locks.  That is needed for holes
-   inside the file through an O_WRONLY|O_APPEND descriptor, a range
-   starting past the end of file through an O_APPEND one, space past the
-   end of file through an O_DIRECT one (it refuses one-byte writes), and
-   past 2 GiB through a 32-bit program's descriptor without O_LARGEFILE.
-   Not while the caller holds a lease (opening would break it), nor
-   without /proc: then EBADF.
+   inside the file through an O_WRONLY descriptor (it can neither be
+   mapped nor read), the writing way through an O_APPEND or O_DIRECT one
+   (the first appends whatever the offset, the second refuses one-byte
+   writes), a range starting past the end of file through an O_APPEND
+   one, space past the end of file through an O_DIRECT one, and past
+   2 GiB through a 32-bit program's descriptor without O_LARGEFILE.  Not
+   while the caller holds a lease (opening would break it), nor without
+   /proc: then EBADF.
+
+   Past RLIMIT_FSIZE: SIGXFSZ and EFBIG before any write, as from the
+   kernel.
 
    Failure part way (ENOSPC, EIO, EFBIG): the size we added is truncated
    away again, unless someone else has extended the file further; blocks
