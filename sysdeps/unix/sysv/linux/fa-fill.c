@@ -513,11 +513,13 @@ fill (struct fill *fl)
 int
 __fa_fill (int fd, int64_t off, int64_t len)
 {
-  struct fill fl = { .off = off, .end = off + len };
+  struct fill fl = { .off = off };
   int err = __fa_check (fd, 0, off, len, &fl.f);
 
   if (err)
     return err;
+  /* Only now: the check is what rules out an overflow.  */
+  fl.end = off + len;
   __fa_lock (&fl.f);
   /* The size under the lock, if another call of ours may have changed
      it since the check.  */
