@@ -18,7 +18,10 @@
      write, and no byte is written through the page cache.  A range past
      the end of file first gets one zero byte at its end, which makes the
      rest a hole.  Whether the advice allocates is checked at the first
-     hole (qemu-user accepts it and does nothing): if not, the writing way.
+     hole: where it allocates only once the pages are written back (the
+     ext2 driver's page_mkwrite reserves nothing), they are written back
+     (msync) before we return; where it does nothing (qemu-user accepts it
+     and ignores it), the writing way.
    - Writing (elsewhere): one zero byte per block, each written where,
      just before, FIEMAP found no extent and pread read a zero; past the
      end of file, zeros in 1 MiB writes while the size is still the one
@@ -137,6 +140,7 @@ struct fill
   int64_t bs;			/* step of the writing way */
   int map;			/* the mapping way, while it works */
   int checked;			/* that populating allocates */
+  int writeback;		/* only once written back (ext2) */
   char *p;			/* the window mapped, at */
   int64_t at;
 };
@@ -167,7 +171,9 @@ populate (struct fill *fl, int64_t from, int64_t to)
 	    }
 	  fl->at = at;
 	}
-      if (madvise (fl->p + (from - at), (size_t) n, MADV_POPULATE_WRITE) < 0)
+      if (madvise (fl->p + (from - at), (size_t) n, MADV_POPULATE_WRITE) < 0
+	  || (fl->writeback
+	      && msync (fl->p + (from - at), (size_t) n, MS_SYNC) < 0))
 	return -1;
       from += n;
     }
@@ -242,6 +248,21 @@ known (struct fill *fl)
   return __fa_holes_known (&fl->f);
 }
 
+/* Whether the hole [from, to) is allocated now: it is no longer found
+   there, or, where holes cannot be found, st_blocks grew from BLOCKS (or
+   the file has no holes to grow into).  */
+static int
+gone (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
+{
+  struct stat64 st;
+  int64_t h = from, d = to;
+  int found = __fa_next_hole (&fl->f, &h, &d);
+
+  return found >= 0 ? found == 0 || h != from
+	 : fstat64 (fl->f.fd, &st) == 0
+	   && (st.st_blocks > blocks || st.st_blocks * 512 >= st.st_size);
+}
+
 /* The hole [from, to), inside the file, allocated.  */
 static int
 fill_hole (struct fill *fl, int64_t from, int64_t to)
@@ -257,15 +278,15 @@ fill_hole (struct fill *fl, int64_t from, int64_t to)
     {
       if (fl->checked++)
 	return 0;
-      /* The first hole tells whether the advice allocates: it is no
-	 longer found there, or, where holes cannot be found, st_blocks
-	 grew (or the file has no holes to grow into).  */
-      int64_t h = from, d = to;
-      int found = __fa_next_hole (&fl->f, &h, &d);
-      if (found >= 0 ? found == 0 || h != from
-	  : fstat64 (fl->f.fd, &st) == 0
-	    && (st.st_blocks > blocks || st.st_blocks * 512 >= st.st_size))
+      /* The first hole tells whether the advice allocates.  */
+      if (gone (fl, from, to, blocks))
 	return 0;
+      /* ext2's page_mkwrite reserves nothing: its blocks come at
+	 writeback, which must then happen before we return.  */
+      fl->writeback = 1;
+      if (populate (fl, from, to) == 0 && gone (fl, from, to, blocks))
+	return 0;
+      fl->writeback = 0;
     }
   fl->map = 0;
   return write_blocks (fl, from, to);
