@@ -24,7 +24,18 @@
 
    Threads: each one waits for a notification and answers it; one that
    takes a notification while no other waits starts another, so a long
-   fill never holds up other calls, and idle ones beyond MAXIDLE end.
+   fill never holds up other calls.  The fallback's mapping way holds
+   this process's mmap lock for reading while it faults a window in:
+   anything that maps memory meanwhile (a thread stack from mmap, first
+   of all) waits for that, and every page fault of every thread waits
+   behind it.  So the threads' stacks are carved out of one mapping
+   made at the start, their pages touched when they start, and threads
+   never end (as many as calls were ever answered at once, and SPARE);
+   all use one malloc arena (a new one is mapped); a thread that takes
+   a call and leaves fewer than SPARE waiting starts another only once
+   it has answered.  So a call answered while a fill runs maps nothing,
+   and a fill holds up only what maps memory: another fill's window and
+   the start of a thread.
 
    This process exits when COMMAND has exited and no process under the
    filter is left (the listener hangs up), with COMMAND's status.  If it
@@ -33,6 +44,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -41,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -60,7 +73,14 @@
 #endif
 
 #define ME "fallocate-shim: --supervise"
-#define MAXIDLE 4
+/* Thread stacks mapped at the start; more threads get theirs from
+   pthread_create.  */
+#define STACKS 256
+#define STACK (256 << 10)
+#define TOUCHED (32 << 10)
+/* Threads kept waiting for calls, at least: a call that comes while
+   another is answered finds one ready.  */
+#define SPARE 2
 /* What the exit status says when COMMAND could not be run.  */
 #define CANNOT 126
 
@@ -69,7 +89,8 @@ static volatile pid_t child;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t quiet = PTHREAD_COND_INITIALIZER;
-static int idle, busy;
+static int idle, busy, stacks;
+static char *stack_area;
 
 static void *worker (void *);
 
@@ -208,65 +229,107 @@ answer (const struct seccomp_notif *req)
   ioctl (listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
-/* A thread that answers calls, and starts another when it takes one
-   while none is left waiting.  */
+/* A thread that answers calls, on a stack of STACK_AREA while there is
+   one left.  */
 static int
 start_worker (void)
 {
   pthread_attr_t a;
   pthread_t t;
-  int err;
+  int err, slot;
 
+  pthread_mutex_lock (&mu);
+  slot = stack_area != NULL && stacks < STACKS ? stacks++ : -1;
+  pthread_mutex_unlock (&mu);
   pthread_attr_init (&a);
   pthread_attr_setdetachstate (&a, PTHREAD_CREATE_DETACHED);
+  if (slot >= 0)
+    pthread_attr_setstack (&a, stack_area + (size_t) slot * STACK, STACK);
   err = pthread_create (&t, &a, worker, NULL);
   pthread_attr_destroy (&a);
   return err;
+}
+
+/* The stacks, each with a guard page below it; NULL if they cannot be
+   had (then pthread_create maps each).  */
+static void
+map_stacks (void)
+{
+  long page = sysconf (_SC_PAGESIZE);
+  char *p = mmap (NULL, (size_t) STACKS * STACK, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+		  -1, 0);
+
+  if (p == MAP_FAILED)
+    return;
+  for (int i = 0; i < STACKS; i++)
+    if (mprotect (p + (size_t) i * STACK, (size_t) page, PROT_NONE) < 0)
+      {
+	munmap (p, (size_t) STACKS * STACK);
+	return;
+      }
+  stack_area = p;
+}
+
+/* Whether every process under the filter is gone: Linux 6.6 and later
+   then answer NOTIF_RECV at once, with ENOENT.  */
+static int
+hung_up (void)
+{
+  struct pollfd p = { .fd = listener, .events = 0 };
+
+  return poll (&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
 }
 
 static void *
 worker (void *arg)
 {
   sigset_t all;
+  volatile char touch[TOUCHED];
 
   (void) arg;
+  /* The pages of the stack that answering uses, faulted in now rather
+     than while a fill holds the mmap lock.  */
+  for (size_t i = 0; i < sizeof touch; i += 1024)
+    touch[i] = 0;
   /* Signals are the main thread's (forward).  */
   sigfillset (&all);
   pthread_sigmask (SIG_BLOCK, &all, NULL);
-  pthread_mutex_lock (&mu);
   for (;;)
     {
       struct seccomp_notif req;
-      int r, more;
+      int r, err, more;
 
+      pthread_mutex_lock (&mu);
       idle++;
       pthread_mutex_unlock (&mu);
       memset (&req, 0, sizeof req);
       r = ioctl (listener, SECCOMP_IOCTL_NOTIF_RECV, &req);
-      int err = errno;
+      err = errno;
       pthread_mutex_lock (&mu);
       idle--;
+      if (r == 0)
+	busy++;
+      more = r == 0 && idle < SPARE;
+      pthread_mutex_unlock (&mu);
       if (r < 0)
 	{
-	  /* ENOENT: the caller went away before we took its call.  */
-	  if (err == EINTR || err == ENOENT)
+	  /* ENOENT: the caller went away before we took its call, or
+	     everyone did.  */
+	  if (err == EINTR || (err == ENOENT && !hung_up ()))
 	    continue;
 	  break;
 	}
-      busy++;
-      more = idle == 0;
-      pthread_mutex_unlock (&mu);
-      /* Without another thread, calls wait for this one.  */
+      answer (&req);
+      /* Fewer than SPARE threads wait: one more, now that the answer
+	 is out (creating a thread can wait for a fill's mmap lock).  */
       if (more)
 	start_worker ();
-      answer (&req);
       pthread_mutex_lock (&mu);
       if (--busy == 0)
 	pthread_cond_broadcast (&quiet);
-      if (idle >= MAXIDLE)
-	break;
+      pthread_mutex_unlock (&mu);
     }
-  pthread_mutex_unlock (&mu);
   return NULL;
 }
 
@@ -492,7 +555,9 @@ main (int argc, char **argv)
       sa.sa_flags = SA_SIGINFO | SA_RESTART;
       sigaction (forwarded[i], &sa, NULL);
     }
-  for (int i = 0; i < 2; i++)
+  map_stacks ();
+  mallopt (M_ARENA_MAX, 1);
+  for (int i = 0; i < SPARE + 1; i++)
     if ((err = start_worker ()) != 0)
       {
 	cannot ("pthread_create", err);

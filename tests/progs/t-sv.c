@@ -7,8 +7,10 @@
    t-sv prep FILE                  a sparse 1 MiB file holding pattern
                                    bytes at [64 KiB, 72 KiB) and
                                    [512 KiB, 512 KiB + 100)
-   t-sv check FILE alloc|none LEN  PASS/FAIL: [0, LEN) allocated (st_blocks,
+   t-sv check FILE alloc|none|punched LEN
+                                   PASS/FAIL: [0, LEN) allocated (st_blocks,
                                    SEEK_HOLE), or not; the pattern kept
+                                   (punched: its first range zeros)
    t-sv posix FILE OFF LEN [wronly]   posix_fallocate: "result ERR"
    t-sv raw FILE MODE OFF LEN [wronly] syscall(SYS_fallocate): "result ERR"
    t-sv lock FILE                  a write lock on [0, 100) and the offset
@@ -18,10 +20,20 @@
                                    unmoved
    t-sv wait FILE READY GO         create READY, wait up to 60 s for GO,
                                    then raw mode 0 over 1 MiB: "result ERR"
+   t-sv pair BIG LEN SMALL         a child process allocates [0, LEN) of
+                                   BIG (a long fill), and 10 ms after it
+                                   started, raw KEEP_SIZE on SMALL: PASS if
+                                   that call returned before the child's
+   t-sv killed FILE LEN            a child process allocating [0, LEN) of
+                                   FILE (1 MiB, prepared) is killed 20 ms
+                                   into its call; then raw mode 0 over
+                                   1 MiB succeeds and FILE's size is the
+                                   one before or LEN, nothing between
 
    Each call also prints "pid PID", for the trace.  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,19 +105,30 @@ prep (const char *path)
 static int
 check (const char *path, const char *want, long len)
 {
-  int fd = open_file (path, 0), kept = 1;
+  int fd = open_file (path, 0), kept = 1, punched = 1;
   unsigned char b[8 << 10];
   struct stat st;
   char what[256];
 
   for (size_t d = 0; d < sizeof data / sizeof data[0]; d++)
     {
+      int zeros = strcmp (want, "punched") == 0 && d == 0;
+
       if (pread (fd, b, (size_t) data[d].len, data[d].off) != data[d].len)
-	kept = 0;
-      for (long i = 0; kept && i < data[d].len; i++)
-	kept = b[i] == pat (data[d].off + i);
+	kept = punched = 0;
+      for (long i = 0; i < data[d].len; i++)
+	if (zeros)
+	  punched &= b[i] == 0;
+	else
+	  kept &= b[i] == pat (data[d].off + i);
     }
   ok (kept, "the bytes that held data are unchanged");
+  if (strcmp (want, "punched") == 0)
+    {
+      ok (punched, "the range punched reads as zeros");
+      close (fd);
+      return failures ? 1 : 0;
+    }
   fstat (fd, &st);
   long alloc = (long) st.st_blocks * 512;
   off_t hole = lseek (fd, 0, SEEK_HOLE);
@@ -198,6 +221,99 @@ wait_go (const char *path, const char *ready, const char *go)
   return 0;
 }
 
+static long
+now_us (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000L + t.tv_nsec / 1000;
+}
+
+static int
+pair (const char *big, long len, const char *small)
+{
+  int p[2], fd = open_file (small, 0), status;
+  long t[2], b0, b1;
+  char c;
+  pid_t pid;
+
+  if (pipe (p) < 0 || (pid = fork ()) < 0)
+    {
+      perror ("pair");
+      return 2;
+    }
+  if (pid == 0)
+    {
+      int big_fd = open_file (big, 0);
+
+      close (p[0]);
+      t[0] = now_us ();
+      if (write (p[1], "", 1) != 1)
+	_exit (2);
+      int err = raw (big_fd, 0, 0, len);
+      t[1] = now_us ();
+      if (write (p[1], t, sizeof t) != sizeof t)
+	_exit (2);
+      _exit (err == 0 ? 0 : 1);
+    }
+  close (p[1]);
+  if (read (p[0], &c, 1) != 1)
+    return 2;
+  struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+  nanosleep (&ms10, NULL);
+  b0 = now_us ();
+  int err = raw (fd, 1, 0, 4096);
+  b1 = now_us ();
+  if (read (p[0], t, sizeof t) != sizeof t || waitpid (pid, &status, 0) != pid)
+    return 2;
+  printf ("# long call %ld us (%ld to %ld), short call %ld us (%ld to %ld): "
+	  "result %d\n", t[1] - t[0], t[0], t[1], b1 - b0, b0, b1, err);
+  ok (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+      "the long call succeeds");
+  if (t[1] - b0 < 20000)
+    printf ("UNSUPPORTED: the short call returned before the long one "
+	    "(the long call ended %ld us after the short one began: too "
+	    "soon to tell)\n", t[1] - b0);
+  else
+    {
+      char what[200];
+
+      snprintf (what, sizeof what, "the short call returned before the "
+		"long one (%ld us, the long one %ld us)", b1 - b0, t[1] - t[0]);
+      ok (b1 < t[1], what);
+    }
+  return failures ? 1 : 0;
+}
+
+static int
+killed (const char *path, long len)
+{
+  int fd = open_file (path, 0), status;
+  struct stat st;
+  struct timespec ms20 = { 0, 20 * 1000 * 1000 };
+  pid_t pid = fork ();
+  char what[200];
+
+  if (pid < 0)
+    return 2;
+  if (pid == 0)
+    _exit (raw (fd, 0, 0, len));
+  nanosleep (&ms20, NULL);
+  kill (pid, SIGKILL);
+  waitpid (pid, &status, 0);
+  printf ("# the child %s\n", WIFSIGNALED (status) ? "was killed"
+	  : "had finished");
+  int err = raw (fd, 0, 0, MIB);
+  result (err);
+  ok (err == 0, "a later call on the file succeeds");
+  fstat (fd, &st);
+  snprintf (what, sizeof what, "the size is 1 MiB or %ld (%ld)", len,
+	    (long) st.st_size);
+  ok (st.st_size == MIB || st.st_size == len, what);
+  return failures ? 1 : 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -221,6 +337,10 @@ main (int argc, char **argv)
     return lock (argv[2]);
   if (argc == 5 && strcmp (argv[1], "wait") == 0)
     return wait_go (argv[2], argv[3], argv[4]);
+  if (argc == 5 && strcmp (argv[1], "pair") == 0)
+    return pair (argv[2], atol (argv[3]), argv[4]);
+  if (argc == 4 && strcmp (argv[1], "killed") == 0)
+    return killed (argv[2], atol (argv[3]));
   fprintf (stderr, "usage: see tests/progs/t-sv.c\n");
   return 2;
 }
