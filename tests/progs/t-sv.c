@@ -155,11 +155,19 @@ result (int err)
   fflush (stdout);
 }
 
+/* The system call as the ABI takes it: on i386, each 64-bit value as two
+   words, low first (ia32_fallocate).  */
 static int
-raw (int fd, int mode, long off, long len)
+raw (int fd, int mode, long long off, long long len)
 {
-  return syscall (SYS_fallocate, fd, mode, (off_t) off, (off_t) len) == 0
-	 ? 0 : errno;
+#ifdef __i386__
+  long r = syscall (SYS_fallocate, fd, mode, (unsigned) off,
+		    (unsigned) (off >> 32), (unsigned) len,
+		    (unsigned) (len >> 32));
+#else
+  long r = syscall (SYS_fallocate, fd, mode, off, len);
+#endif
+  return r == 0 ? 0 : errno;
 }
 
 /* Whether another process sees our write lock on [0, 100).  */
@@ -324,13 +332,13 @@ main (int argc, char **argv)
   if ((argc == 5 || argc == 6) && strcmp (argv[1], "posix") == 0)
     {
       result (posix_fallocate (open_file (argv[2], argc == 6),
-			       atol (argv[3]), atol (argv[4])));
+			       atoll (argv[3]), atoll (argv[4])));
       return 0;
     }
   if ((argc == 6 || argc == 7) && strcmp (argv[1], "raw") == 0)
     {
       result (raw (open_file (argv[2], argc == 7), atoi (argv[3]),
-		   atol (argv[4]), atol (argv[5])));
+		   atoll (argv[4]), atoll (argv[5])));
       return 0;
     }
   if (argc == 3 && strcmp (argv[1], "lock") == 0)
