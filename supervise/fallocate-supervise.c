@@ -71,6 +71,12 @@
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 # define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+# define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW (4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+# define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 
 #define ME "fallocate-shim: --supervise"
 /* Thread stacks mapped at the start; more threads get theirs from
@@ -525,6 +531,11 @@ main (int argc, char **argv)
       cannot ("seccomp user notification (Linux 5.0 or later)", err);
       give_up (pid);
     }
+  /* The caller and the thread that answers it take turns on one CPU
+     rather than wake each other across CPUs (Linux 6.6; older kernels
+     refuse, and the calls are answered all the same).  */
+  ioctl (listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+	 SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
   /* pidfd_getfd (Linux 5.6 or later), tried on the child's socket.  */
   probe = (int) syscall (SYS_pidfd_open, pid, 0);
   if (probe >= 0)
