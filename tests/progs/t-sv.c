@@ -13,6 +13,7 @@
                                    (punched: its first range zeros)
    t-sv posix FILE OFF LEN [wronly]   posix_fallocate: "result ERR"
    t-sv raw FILE MODE OFF LEN [wronly] syscall(SYS_fallocate): "result ERR"
+   t-sv thread FILE MODE OFF LEN   the same call from a second thread
    t-sv lock FILE                  a write lock on [0, 100) and the offset
                                    at 12345, then posix_fallocate over
                                    1 MiB: PASS/FAIL, the lock is still ours
@@ -35,6 +36,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +170,21 @@ raw (int fd, int mode, long long off, long long len)
   long r = syscall (SYS_fallocate, fd, mode, off, len);
 #endif
   return r == 0 ? 0 : errno;
+}
+
+struct call
+{
+  int fd, mode, err;
+  long long off, len;
+};
+
+static void *
+in_thread (void *arg)
+{
+  struct call *c = arg;
+
+  c->err = raw (c->fd, c->mode, c->off, c->len);
+  return NULL;
 }
 
 /* Whether another process sees our write lock on [0, 100).  */
@@ -339,6 +356,18 @@ main (int argc, char **argv)
     {
       result (raw (open_file (argv[2], argc == 7), atoi (argv[3]),
 		   atoll (argv[4]), atoll (argv[5])));
+      return 0;
+    }
+  if (argc == 6 && strcmp (argv[1], "thread") == 0)
+    {
+      struct call c = { open_file (argv[2], 0), atoi (argv[3]), -1,
+			atoll (argv[4]), atoll (argv[5]) };
+      pthread_t t;
+
+      if (pthread_create (&t, NULL, in_thread, &c) != 0
+	  || pthread_join (t, NULL) != 0)
+	return 2;
+      result (c.err);
       return 0;
     }
   if (argc == 3 && strcmp (argv[1], "lock") == 0)
