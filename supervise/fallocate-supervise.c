@@ -22,16 +22,15 @@
    record locks: they belong to the caller's descriptor table, not to
    ours.
 
-   Threads: each one waits for a notification and answers it; one that
-   takes a notification while no other waits starts another, so a long
-   fill never holds up other calls.  The fallback's mapping way holds
+   Threads: each one waits for a notification and answers it, and SPARE
+   more wait meanwhile, so a long fill never holds up other calls.  The fallback's mapping way holds
    this process's mmap lock for reading while it faults a window in:
    anything that maps memory meanwhile (a thread stack from mmap, first
    of all) waits for that, and every page fault of every thread waits
    behind it.  So the threads' stacks are carved out of one mapping
    made at the start, their pages touched when they start, and threads
    never end (as many as calls were ever answered at once, and SPARE);
-   all use one malloc arena (a new one is mapped); a thread that takes
+   all use one malloc arena (each new one would be mapped); a thread that takes
    a call and leaves fewer than SPARE waiting starts another only once
    it has answered.  So a call answered while a fill runs maps nothing,
    and a fill holds up only what maps memory: another fill's window and
