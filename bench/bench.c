@@ -12,7 +12,11 @@
    EOPNOTSUPP, so both libraries take their fallback; where it has not
    (ext2), the fallback is the real path and no filter is used.  SHIM is
    the libfallocate.so preloaded in the start-up case.  CASES lists the
-   numbers of the cases to run (default: all, 1234567).  */
+   numbers of the cases to run (default: all, 12345678).
+
+   Case 8 runs this program again, as "bench --sv-child ...", under
+   fallocate-shim --supervise's supervisor (FA_SUPERVISOR) and without
+   it, and compares what one call costs there.  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,6 +51,12 @@
 #ifndef FA_SHIM
 # define FA_SHIM ".libs/libfallocate.so.0"
 #endif
+#ifndef FA_SUPERVISOR
+# define FA_SUPERVISOR "supervise/fallocate-supervise"
+#endif
+#define SV_REPS 11		/* case 8: processes per variant */
+#define SV_BLOCKS 101		/* timings in each */
+#define SV_CALLS 200		/* calls in each timing */
 
 typedef int (*fallocate_fn) (int, int, off64_t, off64_t);
 typedef int (*posix_fn) (int, off64_t, off64_t);
@@ -58,7 +68,7 @@ static struct
   posix_fn pf;
 } lib[2];
 
-static const char *cases = "1234567";	/* -c: the cases to run */
+static const char *cases = "12345678";	/* -c: the cases to run */
 static char pattern[MiB];
 static char zeros[MiB];		/* .bss: no megabyte in the program file */
 static int missed;
@@ -480,6 +490,114 @@ case_preload (const char *shim)
 	 "");
 }
 
+/* Case 8, in the process measured: SV_BLOCKS timings of SV_CALLS calls
+   of WHAT ("fallocate": KEEP_SIZE 4 KiB that the kernel answers at once,
+   on a file in DIR; "getppid": a system call the filter lets through),
+   and the median time of one call on standard output.  */
+static int
+sv_child (const char *what, const char *dir)
+{
+  const off64_t off = 0x100003000LL, len = 4096;
+  int fa = strcmp (what, "fallocate") == 0;
+  int fd = fa ? create (dir, "fa-bench-sv", 0) : -1;
+  double t[SV_BLOCKS];
+
+  if (fa && syscall (SYS_fallocate, fd, FALLOC_FL_KEEP_SIZE, off, len) != 0)
+    die ("fallocate on %s: %s", dir, strerror (errno));
+  for (int b = 0; b < SV_BLOCKS; b++)
+    {
+      double t0 = now ();
+      for (int n = 0; n < SV_CALLS; n++)
+	if (fa ? syscall (SYS_fallocate, fd, FALLOC_FL_KEEP_SIZE, off, len)
+	     != 0 : syscall (SYS_getppid) < 0)
+	  die ("%s: %s", what, strerror (errno));
+      t[b] = (now () - t0) / SV_CALLS;
+    }
+  if (fa)
+    drop (dir, "fa-bench-sv", fd);
+  printf ("%.12e\n", median (t, SV_BLOCKS));
+  return 0;
+}
+
+/* One process of case 8: bench --sv-child WHAT DIR, under the
+   supervisor or not; the time of one call it measured.  */
+static double
+sv_run (const char *self, const char *what, const char *dir, int supervised)
+{
+  char buf[64];
+  int p[2], status;
+  pid_t pid;
+
+  if (pipe (p) < 0 || (pid = fork ()) < 0)
+    die ("case 8: %s", strerror (errno));
+  if (pid == 0)
+    {
+      char *child[] = { (char *) self, (char *) "--sv-child", (char *) what,
+			(char *) dir, NULL };
+      char *sv[] = { (char *) FA_SUPERVISOR, (char *) "--", (char *) self,
+		     (char *) "--sv-child", (char *) what, (char *) dir,
+		     NULL };
+
+      dup2 (p[1], 1);
+      close (p[0]);
+      close (p[1]);
+      unsetenv ("FALLOCATE_SHIM_POLICY");
+      unsetenv ("FALLOCATE_SHIM_TRACE");
+      if (supervised)
+	execv (FA_SUPERVISOR, sv);
+      else
+	execv (self, child);
+      _exit (127);
+    }
+  close (p[1]);
+  ssize_t n = read (p[0], buf, sizeof buf - 1);
+  close (p[0]);
+  if (waitpid (pid, &status, 0) < 0 || status != 0 || n <= 0)
+    die ("case 8: %s%s did not run", what, supervised ? " supervised" : "");
+  buf[n] = 0;
+  return strtod (buf, NULL);
+}
+
+/* Case 8: one fallocate call the kernel answers at once, supervised
+   (fallocate-shim --supervise) and not; and a system call the filter
+   lets through (getppid), under the filter and not.  */
+static void
+case_supervised (const char *dir, const char *fs)
+{
+  static double t[2][2][SV_REPS];
+  char self[4096], x[32];
+  ssize_t n = readlink ("/proc/self/exe", self, sizeof self - 1);
+  const char *what[2] = { "fallocate", "getppid" };
+
+  if (access (FA_SUPERVISOR, X_OK) < 0)
+    {
+      printf ("| %-44s | %-6s | %s: %s\n", "8 supervised call", fs,
+	      FA_SUPERVISOR, strerror (errno));
+      return;
+    }
+  if (n <= 0)
+    die ("/proc/self/exe: %s", strerror (errno));
+  self[n] = 0;
+  for (int w = 0; w < 2; w++)
+    for (int r = 0; r < SV_REPS; r++)
+      for (int k = 0; k < 2; k++)
+	{
+	  int v = (r + k) % 2;
+	  t[w][v][r] = sv_run (self, what[w], dir, v == 0);
+	}
+  row ("8 fallocate KEEP_SIZE 4 KiB, supervised/not", fs, t[0][0],
+       t[0][1], SV_REPS, "");
+  double m = median (t[0][0], SV_REPS);
+  int ok = m < 50e-6;
+  missed += !ok;
+  printf ("| %-44s | %-6s | %10s | %10s | %7s | %9s | %-10s %-4s |\n",
+	  "8a  the supervised call, against 50 us", fs, human (m, x), "", "",
+	  "", "< 50 us", ok ? "ok" : "MISS");
+  row ("8b getppid, under the filter/not", "-", t[1][0], t[1][1],
+       SV_REPS, "");
+  fflush (stdout);
+}
+
 /* The type of the filesystem holding DIR, from /proc/self/mountinfo.  */
 static const char *
 fstype (const char *dir, char *buf, size_t size)
@@ -585,6 +703,8 @@ main (int argc, char **argv)
   int opt, ndirs = 1;
   double t0 = now ();
 
+  if (argc == 4 && strcmp (argv[1], "--sv-child") == 0)
+    return sv_child (argv[2], argv[3]);
   while ((opt = getopt (argc, argv, "c:p:")) != -1)
     if (opt == 'c')
       cases = optarg;
@@ -613,8 +733,9 @@ main (int argc, char **argv)
   resolve ();
   printf ("sizes: cases 2-4 %d MiB, case 5 %d MiB, sparse pieces %d KiB; "
 	  "repetitions: case 1 %d x %d calls, cases 2-5 %d, case 6 %d starts, "
-	  "case 7 %d x %d calls; medians\n", BIG / MiB, DSYNC / MiB,
-	  PIECE / 1024, CALL_REPS, CALLS, REPS, STARTS, TINY_REPS, TINY);
+	  "case 7 %d x %d calls, case 8 %d processes x %d x %d calls; "
+	  "medians\n", BIG / MiB, DSYNC / MiB, PIECE / 1024, CALL_REPS, CALLS,
+	  REPS, STARTS, TINY_REPS, TINY, SV_REPS, SV_BLOCKS, SV_CALLS);
   int real[ndirs];
   for (int i = 0; i < ndirs; i++)
     {
@@ -639,8 +760,11 @@ main (int argc, char **argv)
       fallback_cases (dirs[i], fstype (dirs[i], fs, sizeof fs), real[i]);
   if (strchr (cases, '6'))
     case_preload (shim);
+  if (strchr (cases, '8'))
+    case_supervised (sd, fstype (sd, fs, sizeof fs));
   printf ("\nreference: glibc, except 2b (zeros written by 1 MiB pwrites), "
-	  "6 (no LD_PRELOAD) and 6b (the empty\nlibdl.so.2 preloaded instead). "
+	  "6 (no LD_PRELOAD), 6b (the empty\nlibdl.so.2 preloaded instead) and 8 "
+	  "(not supervised). "
 	  "Times are medians; ratio = median of ours / reference\nover pairs "
 	  "run back to back; speed-up = 1 / ratio.\n"
 	  "%d target%s missed; %.0f s\n", missed, missed == 1 ? "" : "s",

@@ -41,4 +41,13 @@ FA_HIDDEN void __fa_trace (const struct fa_trace *t, pid_t pid,
 			   const char *fn, int posix, int fd, int mode,
 			   int64_t off, int64_t len, int err, const char *how);
 
+/* A fallocate call of another process, made through FD (a copy of its
+   descriptor; unused by FA_NOOP and FA_INJECT), answered under policy P
+   as fallocate-supervise answers it (io/fa-answer.c): 0 or an error
+   number, and in *HOW what __fa_trace is told.  A mode-0 call refused
+   with EOPNOTSUPP or ENOSYS gets the fallback (__fa_fill) under every
+   policy.  Leaves errno alone; no trace.  */
+FA_HIDDEN int __fa_answer (const struct fa_policy *p, int fd, int mode,
+			   int64_t off, int64_t len, const char **how);
+
 #endif

@@ -1,0 +1,42 @@
+/* A fallocate call made by another process, answered under a policy:
+   fallocate-supervise (supervise/) answers so the calls its seccomp
+   filter sends it, through a copy of the caller's descriptor.  The same
+   code as the library's own calls (fa-policy.c, fa-posix.c), with one
+   difference: a mode-0 call that the kernel or the filesystem refuses
+   (EOPNOTSUPP, ENOSYS) gets the fallback of posix_fallocate, under every
+   policy that makes the call, since a raw mode-0 call is what
+   posix_fallocate is in musl, Go and static programs, which the
+   supervisor exists for.  */
+#include <errno.h>
+#include "fa-policy.h"
+
+int
+__fa_answer (const struct fa_policy *p, int fd, int mode, int64_t off,
+	     int64_t len, const char **how)
+{
+  int saved = errno, err;
+
+  *how = "";
+  if (p->action == FA_NOOP)
+    err = 0, *how = "noop";
+  else if (p->action == FA_INJECT)
+    err = p->injected, *how = "injected";
+  else if ((err = (int) -__fa_syscall (fd, mode, off, len)) != EOPNOTSUPP
+	   && err != ENOSYS)
+    ;
+  else if (mode == 0)
+    {
+      err = __fa_fill (fd, off, len);
+      *how = "fallback";
+    }
+  else if (p->action == FA_EMULATE)
+    {
+      int refused = err;
+
+      err = __fa_emulate (fd, mode, off, len, refused);
+      *how = err == 0 ? "emulated" : err == refused ? "not emulated"
+	     : "emulation failed";
+    }
+  errno = saved;
+  return err;
+}

@@ -1,0 +1,383 @@
+/* t-sv: a program that LD_PRELOAD cannot reach, for fallocate-shim
+   --supervise (tests/libfallocate.supervise).  Built against the C
+   library alone, statically: glibc's libc.a by make, musl by
+   supervise.exp where musl-gcc is installed; libfallocate is nowhere in
+   it.  Self-contained for that reason (no tcheck).
+
+   t-sv prep FILE                  a sparse 1 MiB file holding pattern
+                                   bytes at [64 KiB, 72 KiB) and
+                                   [512 KiB, 512 KiB + 100)
+   t-sv check FILE alloc|none|punched LEN
+                                   PASS/FAIL: [0, LEN) allocated (st_blocks,
+                                   SEEK_HOLE), or not; the pattern kept
+                                   (punched: its first range zeros)
+   t-sv posix FILE OFF LEN [wronly]   posix_fallocate: "result ERR"
+   t-sv raw FILE MODE OFF LEN [wronly] syscall(SYS_fallocate): "result ERR"
+   t-sv thread FILE MODE OFF LEN   the same call from a second thread
+   t-sv lock FILE                  a write lock on [0, 100) and the offset
+                                   at 12345, then posix_fallocate over
+                                   1 MiB: PASS/FAIL, the lock is still ours
+                                   (asked from a child) and the offset
+                                   unmoved
+   t-sv wait FILE READY GO         create READY, wait up to 60 s for GO,
+                                   then raw mode 0 over 1 MiB: "result ERR"
+   t-sv pair BIG LEN SMALL         a child process allocates [0, LEN) of
+                                   BIG (a long fill), and 10 ms after it
+                                   started, raw KEEP_SIZE on SMALL: PASS if
+                                   that call returned before the child's
+   t-sv killed FILE LEN            a child process allocating [0, LEN) of
+                                   FILE (1 MiB, prepared) is killed 20 ms
+                                   into its call; then raw mode 0 over
+                                   1 MiB succeeds and FILE's size is the
+                                   one before or LEN, nothing between
+
+   Each call also prints "pid PID", for the trace.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MIB (1 << 20)
+
+static int failures;
+
+static void
+ok (int cond, const char *what)
+{
+  printf ("%s: %s\n", cond ? "PASS" : "FAIL", what);
+  failures += !cond;
+}
+
+static unsigned char
+pat (long i)
+{
+  return (unsigned char) (i * 7 % 251 + 1);
+}
+
+static const struct { long off, len; } data[] = {
+  { 64 << 10, 8 << 10 }, { 512 << 10, 100 },
+};
+
+static int
+open_file (const char *path, int wronly)
+{
+  int fd = open (path, wronly ? O_WRONLY : O_RDWR);
+
+  if (fd < 0)
+    {
+      perror (path);
+      exit (2);
+    }
+  return fd;
+}
+
+static int
+prep (const char *path)
+{
+  int fd = open (path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  unsigned char b[8 << 10];
+
+  if (fd < 0 || ftruncate (fd, MIB) < 0)
+    {
+      perror (path);
+      return 2;
+    }
+  for (size_t d = 0; d < sizeof data / sizeof data[0]; d++)
+    {
+      for (long i = 0; i < data[d].len; i++)
+	b[i] = pat (data[d].off + i);
+      if (pwrite (fd, b, (size_t) data[d].len, data[d].off) != data[d].len)
+	{
+	  perror ("pwrite");
+	  return 2;
+	}
+    }
+  return close (fd) == 0 ? 0 : 2;
+}
+
+static int
+check (const char *path, const char *want, long len)
+{
+  int fd = open_file (path, 0), kept = 1, punched = 1;
+  unsigned char b[8 << 10];
+  struct stat st;
+  char what[256];
+
+  for (size_t d = 0; d < sizeof data / sizeof data[0]; d++)
+    {
+      int zeros = strcmp (want, "punched") == 0 && d == 0;
+
+      if (pread (fd, b, (size_t) data[d].len, data[d].off) != data[d].len)
+	kept = punched = 0;
+      for (long i = 0; i < data[d].len; i++)
+	if (zeros)
+	  punched &= b[i] == 0;
+	else
+	  kept &= b[i] == pat (data[d].off + i);
+    }
+  ok (kept, "the bytes that held data are unchanged");
+  if (strcmp (want, "punched") == 0)
+    {
+      ok (punched, "the range punched reads as zeros");
+      close (fd);
+      return failures ? 1 : 0;
+    }
+  fstat (fd, &st);
+  long alloc = (long) st.st_blocks * 512;
+  off_t hole = lseek (fd, 0, SEEK_HOLE);
+  if (strcmp (want, "alloc") == 0)
+    {
+      snprintf (what, sizeof what, "[0, %ld) allocated (%ld bytes, first "
+		"hole at %ld)", len, alloc, (long) hole);
+      ok (alloc >= len && hole >= len, what);
+    }
+  else
+    {
+      snprintf (what, sizeof what, "[0, %ld) not allocated (%ld bytes)",
+		len, alloc);
+      ok (alloc < len / 2, what);
+    }
+  close (fd);
+  return failures ? 1 : 0;
+}
+
+static void
+result (int err)
+{
+  printf ("pid %ld\nresult %d\n", (long) getpid (), err);
+  fflush (stdout);
+}
+
+/* The system call as the ABI takes it: on i386, each 64-bit value as two
+   words, low first (ia32_fallocate).  */
+static int
+raw (int fd, int mode, long long off, long long len)
+{
+#ifdef __i386__
+  long r = syscall (SYS_fallocate, fd, mode, (unsigned) off,
+		    (unsigned) (off >> 32), (unsigned) len,
+		    (unsigned) (len >> 32));
+#else
+  long r = syscall (SYS_fallocate, fd, mode, off, len);
+#endif
+  return r == 0 ? 0 : errno;
+}
+
+struct call
+{
+  int fd, mode, err;
+  long long off, len;
+};
+
+static void *
+in_thread (void *arg)
+{
+  struct call *c = arg;
+
+  c->err = raw (c->fd, c->mode, c->off, c->len);
+  return NULL;
+}
+
+/* Whether another process sees our write lock on [0, 100).  */
+static int
+still_locked (int fd)
+{
+  pid_t me = getpid (), pid = fork ();
+  int status;
+
+  if (pid == 0)
+    {
+      struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			 .l_start = 0, .l_len = 100 };
+
+      _exit (fcntl (fd, F_GETLK, &l) == 0 && l.l_type == F_WRLCK
+	     && l.l_pid == me ? 0 : 1);
+    }
+  return pid > 0 && waitpid (pid, &status, 0) == pid && WIFEXITED (status)
+	 && WEXITSTATUS (status) == 0;
+}
+
+static int
+lock (const char *path)
+{
+  int fd = open_file (path, 0), err;
+  struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+		     .l_start = 0, .l_len = 100 };
+
+  if (fcntl (fd, F_SETLK, &l) < 0 || lseek (fd, 12345, SEEK_SET) != 12345)
+    {
+      perror ("F_SETLK");
+      return 2;
+    }
+  ok (still_locked (fd), "the record lock is seen before the call");
+  err = posix_fallocate (fd, 0, MIB);
+  result (err);
+  ok (err == 0, "posix_fallocate succeeds");
+  ok (still_locked (fd), "the record lock is still held after the call");
+  ok (lseek (fd, 0, SEEK_CUR) == 12345, "the file offset has not moved");
+  return failures ? 1 : 0;
+}
+
+static int
+wait_go (const char *path, const char *ready, const char *go)
+{
+  int fd = open_file (path, 0), r;
+  struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+
+  r = open (ready, O_WRONLY | O_CREAT, 0644);
+  if (r < 0)
+    {
+      perror (ready);
+      return 2;
+    }
+  close (r);
+  for (int i = 0; i < 6000 && access (go, F_OK) != 0; i++)
+    nanosleep (&ms10, NULL);
+  result (raw (fd, 0, 0, MIB));
+  return 0;
+}
+
+static long
+now_us (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000L + t.tv_nsec / 1000;
+}
+
+static int
+pair (const char *big, long len, const char *small)
+{
+  int p[2], fd = open_file (small, 0), status;
+  long t[2], b0, b1;
+  char c;
+  pid_t pid;
+
+  if (pipe (p) < 0 || (pid = fork ()) < 0)
+    {
+      perror ("pair");
+      return 2;
+    }
+  if (pid == 0)
+    {
+      int big_fd = open_file (big, 0);
+
+      close (p[0]);
+      t[0] = now_us ();
+      if (write (p[1], "", 1) != 1)
+	_exit (2);
+      int err = raw (big_fd, 0, 0, len);
+      t[1] = now_us ();
+      if (write (p[1], t, sizeof t) != sizeof t)
+	_exit (2);
+      _exit (err == 0 ? 0 : 1);
+    }
+  close (p[1]);
+  if (read (p[0], &c, 1) != 1)
+    return 2;
+  struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+  nanosleep (&ms10, NULL);
+  b0 = now_us ();
+  int err = raw (fd, 1, 0, 4096);
+  b1 = now_us ();
+  if (read (p[0], t, sizeof t) != sizeof t || waitpid (pid, &status, 0) != pid)
+    return 2;
+  printf ("# long call %ld us (%ld to %ld), short call %ld us (%ld to %ld): "
+	  "result %d\n", t[1] - t[0], t[0], t[1], b1 - b0, b0, b1, err);
+  ok (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+      "the long call succeeds");
+  if (t[1] - b0 < 20000)
+    printf ("UNSUPPORTED: the short call returned before the long one "
+	    "(the long call ended %ld us after the short one began: too "
+	    "soon to tell)\n", t[1] - b0);
+  else
+    {
+      char what[200];
+
+      snprintf (what, sizeof what, "the short call returned before the "
+		"long one (%ld us, the long one %ld us)", b1 - b0, t[1] - t[0]);
+      ok (b1 < t[1], what);
+    }
+  return failures ? 1 : 0;
+}
+
+static int
+killed (const char *path, long len)
+{
+  int fd = open_file (path, 0), status;
+  struct stat st;
+  struct timespec ms20 = { 0, 20 * 1000 * 1000 };
+  pid_t pid = fork ();
+  char what[200];
+
+  if (pid < 0)
+    return 2;
+  if (pid == 0)
+    _exit (raw (fd, 0, 0, len));
+  nanosleep (&ms20, NULL);
+  kill (pid, SIGKILL);
+  waitpid (pid, &status, 0);
+  printf ("# the child %s\n", WIFSIGNALED (status) ? "was killed"
+	  : "had finished");
+  int err = raw (fd, 0, 0, MIB);
+  result (err);
+  ok (err == 0, "a later call on the file succeeds");
+  fstat (fd, &st);
+  snprintf (what, sizeof what, "the size is 1 MiB or %ld (%ld)", len,
+	    (long) st.st_size);
+  ok (st.st_size == MIB || st.st_size == len, what);
+  return failures ? 1 : 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc >= 3 && strcmp (argv[1], "prep") == 0)
+    return prep (argv[2]);
+  if (argc == 5 && strcmp (argv[1], "check") == 0)
+    return check (argv[2], argv[3], atol (argv[4]));
+  if ((argc == 5 || argc == 6) && strcmp (argv[1], "posix") == 0)
+    {
+      result (posix_fallocate (open_file (argv[2], argc == 6),
+			       atoll (argv[3]), atoll (argv[4])));
+      return 0;
+    }
+  if ((argc == 6 || argc == 7) && strcmp (argv[1], "raw") == 0)
+    {
+      result (raw (open_file (argv[2], argc == 7), atoi (argv[3]),
+		   atoll (argv[4]), atoll (argv[5])));
+      return 0;
+    }
+  if (argc == 6 && strcmp (argv[1], "thread") == 0)
+    {
+      struct call c = { open_file (argv[2], 0), atoi (argv[3]), -1,
+			atoll (argv[4]), atoll (argv[5]) };
+      pthread_t t;
+
+      if (pthread_create (&t, NULL, in_thread, &c) != 0
+	  || pthread_join (t, NULL) != 0)
+	return 2;
+      result (c.err);
+      return 0;
+    }
+  if (argc == 3 && strcmp (argv[1], "lock") == 0)
+    return lock (argv[2]);
+  if (argc == 5 && strcmp (argv[1], "wait") == 0)
+    return wait_go (argv[2], argv[3], argv[4]);
+  if (argc == 5 && strcmp (argv[1], "pair") == 0)
+    return pair (argv[2], atol (argv[3]), argv[4]);
+  if (argc == 4 && strcmp (argv[1], "killed") == 0)
+    return killed (argv[2], atol (argv[3]));
+  fprintf (stderr, "usage: see tests/progs/t-sv.c\n");
+  return 2;
+}
