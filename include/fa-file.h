@@ -13,6 +13,13 @@
 #include <sys/statfs.h>
 #include <linux/fiemap.h>
 
+#define FA_EXTENTS 64
+struct fa_extents
+{
+  struct fiemap m;
+  struct fiemap_extent e[FA_EXTENTS];
+};
+
 struct fa_file
 {
   int fd;			/* the descriptor written through */
@@ -21,17 +28,13 @@ struct fa_file
   int fiemap;			/* FIEMAP answers on the file; -1 not asked */
   unsigned gen;			/* calls finished before the check */
   int locked, cancel;		/* by __fa_lock */
+  struct fa_extents fm;		/* the last FIEMAP reply, which describes */
+  int64_t fm_from, fm_to;	/* [fm_from, fm_to) */
   int seals;			/* F_GET_SEALS of a memfd, else 0 */
   struct stat64 st;
   struct statfs64 fs;
 };
 
-#define FA_EXTENTS 64
-struct fa_extents
-{
-  struct fiemap m;
-  struct fiemap_extent e[FA_EXTENTS];
-};
 
 /* The checks of vfs_fallocate for MODE, filling F.  */
 FA_HIDDEN int __fa_check (int fd, int mode, int64_t offset, int64_t len,
@@ -56,6 +59,8 @@ FA_HIDDEN int __fa_write_zeros (const struct fa_file *f, int64_t pos,
    neither FIEMAP nor a descriptor of our own can tell.  */
 FA_HIDDEN int __fa_next_hole (struct fa_file *f, int64_t *from,
 			      int64_t *to);
+/* Forget the FIEMAP reply __fa_next_hole keeps.  */
+FA_HIDDEN void __fa_forget (struct fa_file *f);
 /* Whether the byte at AT is in a hole right now: 1, 0, -1 and errno.  */
 FA_HIDDEN int __fa_in_hole (struct fa_file *f, int64_t at);
 /* FN (ARG) run with F's descriptor one of our own, in a thread whose

@@ -54,6 +54,7 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
   f->fd = fd;
   f->seek = -1;
   f->fiemap = -1;
+  __fa_forget (f);
   f->gen = __atomic_load_n (&generation, __ATOMIC_ACQUIRE);
   f->flags = fcntl (fd, F_GETFL);
   if (f->flags < 0 || (f->flags & O_PATH))
@@ -293,7 +294,7 @@ seek_hole (const struct fa_file *f, int64_t *from, int64_t *to)
 int
 __fa_next_hole (struct fa_file *f, int64_t *from, int64_t *to)
 {
-  struct fa_extents fm;
+  struct fa_extents *fm = &f->fm;
   int64_t at = *from;
 
   if (!__fa_holes_known (f))
@@ -302,32 +303,51 @@ __fa_next_hole (struct fa_file *f, int64_t *from, int64_t *to)
     return seek_hole (f, from, to);
   while (at < *to)
     {
-      if (fiemap (f->fd, at, *to, &fm))
-	return -1;
-      for (unsigned i = 0; i < fm.m.fm_mapped_extents; i++)
+      /* One reply describes [fm_from, fm_to): the walk over a file of
+	 many holes asks once per FA_EXTENTS extents, not once per hole
+	 (FIEMAP walks block maps from the start of its range).  */
+      if (!(f->fm_from <= at && at < f->fm_to))
 	{
-	  const struct fiemap_extent *e = &fm.m.fm_extents[i];
+	  if (fiemap (f->fd, at, *to, fm))
+	    return -1;
+	  unsigned n = fm->m.fm_mapped_extents;
+	  const struct fiemap_extent *e = &fm->m.fm_extents[n ? n - 1 : 0];
+	  f->fm_from = at;
+	  f->fm_to = n == FA_EXTENTS && !(e->fe_flags & FIEMAP_EXTENT_LAST)
+		     ? (int64_t) (e->fe_logical + e->fe_length) : *to;
+	}
+      for (unsigned i = 0; i < fm->m.fm_mapped_extents; i++)
+	{
+	  const struct fiemap_extent *e = &fm->m.fm_extents[i];
 	  int64_t start = (int64_t) e->fe_logical;
 
+	  if (start + (int64_t) e->fe_length <= at)
+	    continue;
 	  if (start > at)
 	    {
 	      *from = at;
 	      *to = start < *to ? start : *to;
 	      return 1;
 	    }
-	  if (start + (int64_t) e->fe_length > at)
-	    at = start + (int64_t) e->fe_length;
-	  if (e->fe_flags & FIEMAP_EXTENT_LAST)
-	    goto last;
+	  at = start + (int64_t) e->fe_length;
 	}
-      if (fm.m.fm_mapped_extents < FA_EXTENTS)
-	break;
+      /* Past the last extent the reply knows of: a hole up to its end,
+	 or, if it ended at its last extent, ask again from there.  */
+      if (at < f->fm_to && at < *to)
+	{
+	  *from = at;
+	  *to = f->fm_to < *to ? f->fm_to : *to;
+	  return 1;
+	}
     }
-last:
-  if (at >= *to)
-    return 0;
-  *from = at;
-  return 1;
+  return 0;
+}
+
+/* Forget what FIEMAP said: the file may have changed since.  */
+void
+__fa_forget (struct fa_file *f)
+{
+  f->fm_from = f->fm_to = 0;
 }
 
 /* Whether the byte at AT reads as a hole right now, as close as we can
@@ -340,7 +360,10 @@ int
 __fa_in_hole (struct fa_file *f, int64_t at)
 {
   int64_t from = at, to = at + 1;
-  int known = __fa_next_hole (f, &from, &to);
+  int known;
+
+  __fa_forget (f);
+  known = __fa_next_hole (f, &from, &to);
   char c;
   ssize_t r;
 

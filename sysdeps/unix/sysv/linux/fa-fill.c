@@ -256,8 +256,10 @@ gone (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
 {
   struct stat64 st;
   int64_t h = from, d = to;
-  int found = __fa_next_hole (&fl->f, &h, &d);
+  int found;
 
+  __fa_forget (&fl->f);
+  found = __fa_next_hole (&fl->f, &h, &d);
   return found >= 0 ? found == 0 || h != from
 	 : fstat64 (fl->f.fd, &st) == 0
 	   && (st.st_blocks > blocks || st.st_blocks * 512 >= st.st_size);
@@ -483,6 +485,8 @@ run (struct fill *fl)
   int64_t lim;
   int err;
 
+  /* What plan counted was before anything changed.  */
+  __fa_forget (&fl->f);
   if (fl->end > fl->size0 && (fl->f.flags & O_APPEND))
     err = append (fl), lim = fl->size0;
   /* The byte grow wrote is allocated: a one-byte call at the end of
