@@ -133,8 +133,10 @@ forked (void)
     }
 }
 
-__attribute__ ((constructor)) static void
-init (void)
+/* At the first call, not when the library is loaded: preloading it
+   into every program of a session must cost no more than loading it.  */
+static void
+once (void)
 {
   forked ();
   pthread_atfork (NULL, NULL, forked);
@@ -146,6 +148,9 @@ __fa_lock (struct fa_file *f)
   int i = (int) (f->st.st_ino % STRIPES);
   unsigned long self = (unsigned long) pthread_self ();
 
+  static pthread_once_t ready = PTHREAD_ONCE_INIT;
+
+  pthread_once (&ready, once);
   pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &f->cancel);
   f->locked = __atomic_load_n (&stripe[i].owner, __ATOMIC_RELAXED) != self;
   if (f->locked)
