@@ -1,13 +1,14 @@
 /* kcheck KIND FS DIR: what the kernel series changes, asserted on the
-   filesystem FS (ext2, exfat, ext4, xfs) mounted at DIR in the VM of make
+   filesystem FS (ext2, exfat, jfs, ext4, xfs) mounted at DIR in the VM of make
    check-kernel, whose kernel is KIND (stock or patched).  The expected
    answer of every call comes from KIND and FS, never from the kernel
    itself.  Raw system calls only: no library decides anything here.
 
-   ext2 and exfat have no ->fallocate in 6.1: stock refuses modes 0 and
+   ext2, exfat and jfs have no ->fallocate in 6.1: stock refuses modes 0 and
    KEEP_SIZE with EOPNOTSUPP; patched (patch 1) allocates the holes of the
-   range without changing a byte, KEEP_SIZE inside the file only, all or
-   nothing on ENOSPC.  Every other mode is EOPNOTSUPP on both.
+   range by mode 0 without changing a byte, all or nothing on ENOSPC.
+   Every other mode, KEEP_SIZE included (these filesystems cannot keep
+   blocks past the end of file), is EOPNOTSUPP on both.
    FALLOC_FL_NO_HIDE_STALE (patch 2): EOPNOTSUPP everywhere except on the
    patched ext4, where it needs CAP_SYS_RAWIO (EPERM without) and exposes
    the old contents of the blocks, which plain allocation never does.
@@ -183,7 +184,7 @@ drop_caches (void)
     }
 }
 
-/* What modes 0 and KEEP_SIZE must answer here: 0 where they allocate.  */
+/* What mode 0 must answer here: 0 where it allocates.  */
 static int
 want_alloc (void)
 {
@@ -217,30 +218,52 @@ alloc_modes (void)
     ok (fsize (fd) == 4096 && fblocks (fd) == b0,
 	"mode 0 refused: file unchanged");
 
-  /* KEEP_SIZE inside the file: a sparse 1 MiB with data at both ends.  */
+  /* Mode 0 ending inside the last block, which is allocated: only the
+     size changes.  */
+  ftruncate (fd, 0);
+  put (fd, 0, 5000, 10);
+  fsync (fd);
+  b0 = fblocks (fd);
+  e = falloc (fd, 0, 0, 5100);
+  ok (e == want, "mode 0 ending inside the last block: %s (got %s)",
+      ename (want), ename (e));
+  ok (fsize (fd) == (want ? 5000 : 5100) && same (fd, 0, 5000, 10)
+      && same (fd, 5000, fsize (fd) - 5000, 0),
+      "mode 0 ending inside the last block: size %lld, data kept",
+      (long long) fsize (fd));
+
+  /* Mode 0 inside the file: a sparse 1 MiB with data at both ends; its
+     holes are allocated, nothing else changes.  */
   ftruncate (fd, 0);
   put (fd, 0, 4096, 2);
   put (fd, MiB, 4096, 3);
   fsync (fd);
   b0 = fblocks (fd);
-  e = falloc (fd, FALLOC_FL_KEEP_SIZE, 0, MiB + 4096);
-  ok (e == want, "KEEP_SIZE inside the file: %s (got %s)", ename (want), ename (e));
+  e = falloc (fd, 0, 0, MiB + 4096);
+  ok (e == want, "mode 0 over the holes of a sparse file: %s (got %s)",
+      ename (want), ename (e));
   ok (fsize (fd) == MiB + 4096 && same (fd, 0, 4096, 2)
       && same (fd, 4096, MiB - 4096, 0) && same (fd, MiB, 4096, 3),
-      "KEEP_SIZE inside: size and every byte unchanged");
+      "mode 0 inside the file: size and every byte unchanged");
   if (!want && !e)
-    ok (fblocks (fd) >= MiB + 4096, "KEEP_SIZE inside: every block "
-	"allocated (%lld bytes, %lld before)", (long long) fblocks (fd), (long long) b0);
+    ok (fblocks (fd) >= MiB + 4096, "mode 0 inside the file: every block "
+	"allocated (%lld bytes, %lld before)", (long long) fblocks (fd),
+	(long long) b0);
 
-  /* KEEP_SIZE past the end of file: these filesystems cannot keep blocks
-     there, the patched kernel says EOPNOTSUPP too.  */
-  b0 = fblocks (fd);
-  e = falloc (fd, FALLOC_FL_KEEP_SIZE, MiB, 256 * KiB);
-  ok (e == (nofalloc ? EOPNOTSUPP : 0), "KEEP_SIZE past the end of "
-      "file: %s (got %s)", nofalloc ? "EOPNOTSUPP" : "0", ename (e));
-  if (nofalloc)
-    ok (fsize (fd) == MiB + 4096 && fblocks (fd) == b0,
-	"KEEP_SIZE past the end refused: file unchanged");
+  /* KEEP_SIZE: these filesystems cannot keep blocks past the end of file,
+     so the patched kernel refuses the mode, inside the file too.  */
+  for (int past = 0; past < 2; past++)
+    {
+      b0 = fblocks (fd);
+      e = falloc (fd, FALLOC_FL_KEEP_SIZE, past ? MiB : 0, 256 * KiB);
+      ok (e == (nofalloc ? EOPNOTSUPP : 0), "KEEP_SIZE %s the end of file: "
+	  "%s (got %s)", past ? "past" : "before",
+	  nofalloc ? "EOPNOTSUPP" : "0", ename (e));
+      if (nofalloc)
+	ok (fsize (fd) == MiB + 4096 && fblocks (fd) == b0,
+	    "KEEP_SIZE %s the end refused: file unchanged",
+	    past ? "past" : "before");
+    }
   close (fd);
   unlink (path);
 }
@@ -560,7 +583,8 @@ main (int argc, char **argv)
   fs = argv[2];
   dir = argv[3];
   patched = strcmp (kind, "patched") == 0;
-  nofalloc = strcmp (fs, "ext2") == 0 || strcmp (fs, "exfat") == 0;
+  nofalloc = strcmp (fs, "ext2") == 0 || strcmp (fs, "exfat") == 0
+	     || strcmp (fs, "jfs") == 0;
   if (nofalloc)
     {
       alloc_modes ();
