@@ -365,7 +365,7 @@ enospc (void)
   int fd = create ("k-enospc", path), fill = create ("k-filler", fpath), e;
   int64_t free0, b0, s0, keep = MiB;
 
-  /* Data, a 2 MiB hole, data.  */
+  /* Data, a 2 MiB hole (zeros written, on exfat), data.  */
   put (fd, 0, 4096, 5);
   put (fd, 2 * MiB + 4096, 4096, 6);
   fsync (fd);
@@ -387,6 +387,9 @@ enospc (void)
   for (size_t i = 0; i < sizeof r / sizeof *r; i++)
     {
       int want = nofalloc && !patched ? EOPNOTSUPP : ENOSPC;
+      /* exfat has no sparse files: its "hole" is allocated zeros.  */
+      if (i == 0 && !want && strcmp (fs, "exfat") == 0)
+	want = 0;
       e = falloc (fd, 0, r[i].off, r[i].len);
       ok (e == want, "%s with %lld KiB free: %s (got %s)", r[i].what, (long long) free0 / 1024, ename (want), ename (e));
       int64_t f = ffree (fd);
