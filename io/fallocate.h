@@ -20,8 +20,14 @@
 #ifndef FALLOC_FL_PUNCH_HOLE
 # define FALLOC_FL_PUNCH_HOLE 0x02	/* deallocate; needs KEEP_SIZE */
 #endif
+/* FALLOC_FL_NO_HIDE_STALE needs the kernel patch carried in kernel/
+   (0002-ext4-fallocate-with-FALLOC_FL_NO_HIDE_STALE.patch): with it, 0 or
+   KEEP_SIZE | NO_HIDE_STALE on ext4 allocates without zeroing (the old
+   contents become readable) for a caller with CAP_SYS_RAWIO, EPERM
+   without.  Every other filesystem, and every kernel without the patch,
+   refuses it with EOPNOTSUPP.  No other constant here needs a patch.  */
 #ifndef FALLOC_FL_NO_HIDE_STALE
-# define FALLOC_FL_NO_HIDE_STALE 0x04	/* reserved; every kernel refuses it */
+# define FALLOC_FL_NO_HIDE_STALE 0x04	/* allocate without zeroing */
 #endif
 #ifndef FALLOC_FL_COLLAPSE_RANGE
 # define FALLOC_FL_COLLAPSE_RANGE 0x08	/* remove a range, shift the rest down */
@@ -46,7 +52,8 @@
                                          they end the file (PUNCH_HOLE
                                          requires KEEP_SIZE)
      FALLOC_MKSWAP                       allocate without zeroing (the bit it
-                                         became, NO_HIDE_STALE, is refused)
+                                         became, NO_HIDE_STALE, needs
+                                         kernel/'s patch 2, above)
      FALLOC_FL_ERR_FREE, FALLOC_FL_NO_MTIME, FALLOC_FL_NO_CTIME
      FALLOC_FL_DEALLOCATE, FALLOC_FL_DEL_DATA  (their bits now mean
                                          PUNCH_HOLE and NO_HIDE_STALE)  */

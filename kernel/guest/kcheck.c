@@ -1,0 +1,601 @@
+/* kcheck KIND FS DIR: what the kernel series changes, asserted on the
+   filesystem FS (ext2, exfat, jfs, ext4, xfs) mounted at DIR in the VM of make
+   check-kernel, whose kernel is KIND (stock or patched).  The expected
+   answer of every call comes from KIND and FS, never from the kernel
+   itself.  Raw system calls only: no library decides anything here.
+
+   ext2, exfat and jfs have no ->fallocate in 6.1: stock refuses modes 0 and
+   KEEP_SIZE with EOPNOTSUPP; patched (patch 1) allocates the holes of the
+   range by mode 0 without changing a byte, all or nothing on ENOSPC.
+   Every other mode, KEEP_SIZE included (these filesystems cannot keep
+   blocks past the end of file), is EOPNOTSUPP on both.
+   FALLOC_FL_NO_HIDE_STALE (patch 2): EOPNOTSUPP everywhere except on the
+   patched ext4, where it needs CAP_SYS_RAWIO (EPERM without) and exposes
+   the old contents of the blocks, which plain allocation never does.
+
+   Prints "PASS: ...", "FAIL: ...", "UNSUPPORTED: ..." and "# ..." lines;
+   exits 1 if anything failed.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/falloc.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef FALLOC_FL_NO_HIDE_STALE
+# define FALLOC_FL_NO_HIDE_STALE 0x04
+#endif
+#define KiB 1024LL
+#define MiB (1024 * KiB)
+
+static const char *kind, *fs, *dir;
+static int patched, nofalloc, failed;
+
+static void
+ok (int cond, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  printf ("%s: ", cond ? "PASS" : "FAIL");
+  vprintf (fmt, ap);
+  putchar ('\n');
+  va_end (ap);
+  fflush (stdout);
+  failed |= !cond;
+}
+
+static int
+falloc (int fd, int mode, int64_t off, int64_t len)
+{
+  errno = 0;
+  return syscall (SYS_fallocate, fd, mode, (long) off, (long) len) ? errno : 0;
+}
+
+static const char *
+ename (int e)
+{
+  static char buf[32];
+
+  switch (e)
+    {
+    case 0: return "0";
+    case EOPNOTSUPP: return "EOPNOTSUPP";
+    case ENOSPC: return "ENOSPC";
+    case EPERM: return "EPERM";
+    case EINVAL: return "EINVAL";
+    case EDQUOT: return "EDQUOT";
+    default: snprintf (buf, sizeof buf, "errno %d", e); return buf;
+    }
+}
+
+static int64_t
+fsize (int fd)
+{
+  struct stat st;
+  return fstat (fd, &st) ? -1 : st.st_size;
+}
+
+static int64_t
+fblocks (int fd)
+{
+  struct stat st;
+  return fstat (fd, &st) ? -1 : (int64_t) st.st_blocks * 512;
+}
+
+static int64_t
+ffree (int fd)
+{
+  struct statvfs v;
+
+  fsync (fd);
+  syncfs (fd);
+  return fstatvfs (fd, &v) ? -1 : (int64_t) (v.f_bfree * v.f_frsize);
+}
+
+static int
+create (const char *name, char *path)
+{
+  snprintf (path, 4096, "%s/%s", dir, name);
+  unlink (path);
+  int fd = open (path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0)
+    {
+      printf ("FAIL: open %s: %s\n", path, strerror (errno));
+      exit (1);
+    }
+  return fd;
+}
+
+/* Block I of a pattern: its number and a tag in every 8 bytes.  */
+static void
+pattern (unsigned char *b, size_t n, int64_t off, unsigned tag)
+{
+  for (size_t i = 0; i < n; i += 8)
+    {
+      uint64_t v = ((uint64_t) tag << 40) ^ (uint64_t) (off + i);
+      memcpy (b + i, &v, 8);
+    }
+}
+
+static void
+put (int fd, int64_t off, size_t n, unsigned tag)
+{
+  static unsigned char b[1 << 20];
+
+  for (size_t done = 0; done < n; done += sizeof b < n - done ? sizeof b : n - done)
+    {
+      size_t k = n - done < sizeof b ? n - done : sizeof b;
+      pattern (b, k, off + (int64_t) done, tag);
+      if (pwrite (fd, b, k, off + (int64_t) done) != (ssize_t) k)
+	{
+	  printf ("FAIL: pwrite: %s\n", strerror (errno));
+	  exit (1);
+	}
+    }
+}
+
+/* 1 if bytes OFF..OFF+N read as the pattern TAG (or as zeros, TAG 0).  */
+static int
+same (int fd, int64_t off, size_t n, unsigned tag)
+{
+  static unsigned char b[1 << 16], w[1 << 16];
+
+  for (size_t done = 0; done < n;)
+    {
+      size_t k = n - done < sizeof b ? n - done : sizeof b;
+      if (pread (fd, b, k, off + (int64_t) done) != (ssize_t) k)
+	return 0;
+      if (tag)
+	pattern (w, k, off + (int64_t) done, tag);
+      else
+	memset (w, 0, k);
+      if (memcmp (b, w, k))
+	return 0;
+      done += k;
+    }
+  return 1;
+}
+
+static void
+drop_caches (void)
+{
+  int fd = open ("/proc/sys/vm/drop_caches", O_WRONLY);
+
+  sync ();
+  if (fd >= 0)
+    {
+      if (write (fd, "3\n", 2) != 2)
+	perror ("drop_caches");
+      close (fd);
+    }
+}
+
+/* What mode 0 must answer here: 0 where it allocates.  */
+static int
+want_alloc (void)
+{
+  return nofalloc && !patched ? EOPNOTSUPP : 0;
+}
+
+/* Modes 0 and KEEP_SIZE on a filesystem without ->fallocate.  */
+static void
+alloc_modes (void)
+{
+  char path[4096];
+  int fd = create ("k-alloc", path), e, want = want_alloc ();
+  int64_t b0;
+
+  /* Mode 0 past the end of file: size offset + len, len allocated, the
+     data before untouched.  */
+  put (fd, 0, 4096, 1);
+  b0 = fblocks (fd);
+  e = falloc (fd, 0, 64 * KiB, 256 * KiB);
+  ok (e == want, "mode 0 past the end of file: %s (got %s)", ename (want), ename (e));
+  if (!want && !e)
+    {
+      ok (fsize (fd) == 320 * KiB, "mode 0: size is offset + len "
+	  "(%lld)", (long long) fsize (fd));
+      ok (fblocks (fd) - b0 >= 256 * KiB, "mode 0: len allocated "
+	  "(%lld bytes more)", (long long) (fblocks (fd) - b0));
+      ok (same (fd, 0, 4096, 1) && same (fd, 4096, 316 * KiB, 0),
+	  "mode 0: data kept, the rest reads zeros");
+    }
+  else
+    ok (fsize (fd) == 4096 && fblocks (fd) == b0,
+	"mode 0 refused: file unchanged");
+
+  /* Mode 0 ending inside the last block, which is allocated: only the
+     size changes.  */
+  ftruncate (fd, 0);
+  put (fd, 0, 5000, 10);
+  fsync (fd);
+  b0 = fblocks (fd);
+  e = falloc (fd, 0, 0, 5100);
+  ok (e == want, "mode 0 ending inside the last block: %s (got %s)",
+      ename (want), ename (e));
+  ok (fsize (fd) == (want ? 5000 : 5100) && same (fd, 0, 5000, 10)
+      && same (fd, 5000, fsize (fd) - 5000, 0),
+      "mode 0 ending inside the last block: size %lld, data kept",
+      (long long) fsize (fd));
+
+  /* Mode 0 inside the file: a sparse 1 MiB with data at both ends; its
+     holes are allocated, nothing else changes.  */
+  ftruncate (fd, 0);
+  put (fd, 0, 4096, 2);
+  put (fd, MiB, 4096, 3);
+  fsync (fd);
+  b0 = fblocks (fd);
+  e = falloc (fd, 0, 0, MiB + 4096);
+  ok (e == want, "mode 0 over the holes of a sparse file: %s (got %s)",
+      ename (want), ename (e));
+  ok (fsize (fd) == MiB + 4096 && same (fd, 0, 4096, 2)
+      && same (fd, 4096, MiB - 4096, 0) && same (fd, MiB, 4096, 3),
+      "mode 0 inside the file: size and every byte unchanged");
+  if (!want && !e)
+    ok (fblocks (fd) >= MiB + 4096, "mode 0 inside the file: every block "
+	"allocated (%lld bytes, %lld before)", (long long) fblocks (fd),
+	(long long) b0);
+
+  /* KEEP_SIZE: these filesystems cannot keep blocks past the end of file,
+     so the patched kernel refuses the mode, inside the file too.  */
+  for (int past = 0; past < 2; past++)
+    {
+      b0 = fblocks (fd);
+      e = falloc (fd, FALLOC_FL_KEEP_SIZE, past ? MiB : 0, 256 * KiB);
+      ok (e == (nofalloc ? EOPNOTSUPP : 0), "KEEP_SIZE %s the end of file: "
+	  "%s (got %s)", past ? "past" : "before",
+	  nofalloc ? "EOPNOTSUPP" : "0", ename (e));
+      if (nofalloc)
+	ok (fsize (fd) == MiB + 4096 && fblocks (fd) == b0,
+	    "KEEP_SIZE %s the end refused: file unchanged",
+	    past ? "past" : "before");
+    }
+  close (fd);
+  unlink (path);
+}
+
+/* Every mode but 0 and KEEP_SIZE stays EOPNOTSUPP where there is no
+   ->fallocate, on both kernels; NO_HIDE_STALE is refused everywhere but
+   on the patched ext4.  */
+static void
+other_modes (void)
+{
+  static const struct { int mode; const char *name; } m[] = {
+    { FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, "PUNCH_HOLE" },
+    { FALLOC_FL_ZERO_RANGE, "ZERO_RANGE" },
+    { FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, "ZERO_RANGE|KEEP_SIZE" },
+    { FALLOC_FL_COLLAPSE_RANGE, "COLLAPSE_RANGE" },
+    { FALLOC_FL_INSERT_RANGE, "INSERT_RANGE" },
+    { FALLOC_FL_UNSHARE_RANGE, "UNSHARE_RANGE" },
+    { 0x80, "WRITE_ZEROES" },
+    { FALLOC_FL_NO_HIDE_STALE, "NO_HIDE_STALE" },
+    { FALLOC_FL_NO_HIDE_STALE | FALLOC_FL_KEEP_SIZE, "NO_HIDE_STALE|KEEP_SIZE" },
+    { FALLOC_FL_NO_HIDE_STALE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+      "NO_HIDE_STALE|PUNCH_HOLE" },
+    { FALLOC_FL_NO_HIDE_STALE | FALLOC_FL_ZERO_RANGE, "NO_HIDE_STALE|ZERO_RANGE" },
+  };
+  char path[4096];
+  int fd = create ("k-modes", path);
+  int ext4p = patched && strcmp (fs, "ext4") == 0;
+
+  put (fd, 0, 256 * KiB, 4);
+  fsync (fd);
+  for (size_t i = 0; i < sizeof m / sizeof *m; i++)
+    {
+      int e, stale = (m[i].mode & FALLOC_FL_NO_HIDE_STALE) != 0;
+      int plain = stale && !(m[i].mode & ~(FALLOC_FL_NO_HIDE_STALE
+					   | FALLOC_FL_KEEP_SIZE));
+      int64_t b0 = fblocks (fd);
+
+      if (!nofalloc && !stale)
+	continue;		/* the filesystem's own business */
+      if (ext4p && plain)
+	continue;		/* stale (), below */
+      e = falloc (fd, m[i].mode, 64 * KiB, 64 * KiB);
+      ok (e == EOPNOTSUPP, "%s: EOPNOTSUPP (got %s)", m[i].name, ename (e));
+      ok (fsize (fd) == 256 * KiB && fblocks (fd) == b0
+	  && same (fd, 0, 256 * KiB, 4), "%s refused: file unchanged",
+	  m[i].name);
+    }
+  close (fd);
+  unlink (path);
+}
+
+/* A page dirtied through a shared mapping over a hole keeps its bytes
+   when mode 0 allocates the hole under it (the real ext2 driver gives
+   such a page its block only at writeback).  */
+static void
+mapped (void)
+{
+  char path[4096];
+  int fd = create ("k-mapped", path), e, want = want_alloc ();
+  char *p;
+
+  ftruncate (fd, 256 * KiB);
+  p = mmap (NULL, 256 * KiB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED)
+    {
+      printf ("FAIL: mmap: %s\n", strerror (errno));
+      failed = 1;
+      close (fd);
+      return;
+    }
+  memset (p + 128 * KiB + 100, 'M', 5000);
+  e = falloc (fd, 0, 0, 256 * KiB);
+  ok (e == want, "mode 0 under a dirty shared mapping: %s (got %s)",
+      ename (want), ename (e));
+  char b[5000];
+  memset (b, 'M', sizeof b);
+  msync (p, 256 * KiB, MS_SYNC);
+  munmap (p, 256 * KiB);
+  drop_caches ();
+  char r[5002];
+  ok (pread (fd, r, sizeof r, 128 * KiB + 99) == sizeof r && r[0] == 0
+      && memcmp (r + 1, b, sizeof b) == 0 && r[5001] == 0,
+      "bytes stored through the mapping kept, on disk");
+  if (!want && !e)
+    ok (fblocks (fd) >= 256 * KiB, "mapped file allocated (%lld)",
+	(long long) fblocks (fd));
+  close (fd);
+  unlink (path);
+}
+
+/* All or nothing on ENOSPC: the filesystem filled to about 1 MiB free,
+   requests that need more must fail with ENOSPC before anything changes:
+   size, allocation, free space and bytes as they were.  */
+static void
+enospc (void)
+{
+  char path[4096], fpath[4096];
+  static unsigned char z[1 << 20];
+  int fd = create ("k-enospc", path), fill = create ("k-filler", fpath), e;
+  int64_t free0, b0, s0, keep = MiB;
+
+  /* Data, a 2 MiB hole (zeros written, on exfat), data.  */
+  put (fd, 0, 4096, 5);
+  put (fd, 2 * MiB + 4096, 4096, 6);
+  fsync (fd);
+  while (write (fill, z, sizeof z) > 0)
+    ;
+  fsync (fill);
+  /* Give back KEEP bytes.  */
+  ftruncate (fill, fsize (fill) > keep ? fsize (fill) - keep : 0);
+  free0 = ffree (fd);
+  b0 = fblocks (fd);
+  s0 = fsize (fd);
+  printf ("# %lld bytes free\n", (long long) free0);
+
+  struct { const char *what; int64_t off, len; } r[] = {
+    { "the hole inside (2 MiB)", 4096, 2 * MiB },
+    { "past the end of file (8 MiB)", s0, 8 * MiB },
+    { "the hole and past the end (4 MiB)", 0, 4 * MiB },
+  };
+  for (size_t i = 0; i < sizeof r / sizeof *r; i++)
+    {
+      int want = nofalloc && !patched ? EOPNOTSUPP : ENOSPC;
+      /* exfat has no sparse files: its "hole" is allocated zeros.  */
+      if (i == 0 && want == ENOSPC && strcmp (fs, "exfat") == 0)
+	want = 0;
+      e = falloc (fd, 0, r[i].off, r[i].len);
+      ok (e == want, "%s with %lld KiB free: %s (got %s)", r[i].what, (long long) free0 / 1024, ename (want), ename (e));
+      int64_t f = ffree (fd);
+      ok (fsize (fd) == s0 && fblocks (fd) == b0 && f == free0
+	  && same (fd, 0, 4096, 5) && same (fd, 4096, 2 * MiB, 0)
+	  && same (fd, 2 * MiB + 4096, 4096, 6),
+	  "after %s: size, allocation, free space and bytes as before "
+	  "(size %lld/%lld, allocated %lld/%lld, free %lld/%lld)", r[i].what, (long long) fsize (fd), (long long) s0,
+	  (long long) fblocks (fd), (long long) b0, (long long) f,
+	  (long long) free0);
+    }
+  /* What fits is allocated: not every request is ENOSPC.  */
+  e = falloc (fd, 0, s0, 256 * KiB);
+  ok (e == want_alloc (), "256 KiB with %lld KiB free: %s (got %s)",
+      (long long) free0 / 1024, ename (want_alloc ()), ename (e));
+  close (fill);
+  unlink (fpath);
+  close (fd);
+  unlink (path);
+}
+
+/* Drop CAP_SYS_RAWIO from this process's effective and permitted sets.  */
+static int
+drop_rawio (void)
+{
+  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_data_struct d[2];
+
+  if (syscall (SYS_capget, &h, d))
+    return -1;
+  d[CAP_SYS_RAWIO / 32].effective &= ~(1u << (CAP_SYS_RAWIO % 32));
+  d[CAP_SYS_RAWIO / 32].permitted &= ~(1u << (CAP_SYS_RAWIO % 32));
+  d[CAP_SYS_RAWIO / 32].inheritable &= ~(1u << (CAP_SYS_RAWIO % 32));
+  return syscall (SYS_capset, &h, d);
+}
+
+/* Number of 4 KiB blocks of FD that hold the pattern TAG (at any offset:
+   the stale blocks come back wherever the allocator put them).  */
+static int64_t
+stale_blocks (int fd, int64_t len, unsigned tag)
+{
+  static unsigned char b[1 << 20];
+  int64_t n = 0;
+
+  for (int64_t off = 0; off < len; off += sizeof b)
+    {
+      ssize_t k = pread (fd, b, sizeof b, off);
+      if (k <= 0)
+	break;
+      for (ssize_t i = 0; i + 4096 <= k; i += 4096)
+	{
+	  uint64_t v;
+	  memcpy (&v, b + i, 8);
+	  n += (v >> 40) == tag;
+	}
+    }
+  return n;
+}
+
+/* Extents of FD that FIEMAP says are unwritten.  */
+static int
+unwritten (int fd)
+{
+  struct { struct fiemap f; struct fiemap_extent e[256]; } m;
+  int n = 0;
+
+  memset (&m, 0, sizeof m);
+  m.f.fm_length = ~0ULL;
+  m.f.fm_flags = FIEMAP_FLAG_SYNC;
+  m.f.fm_extent_count = 256;
+  if (ioctl (fd, FS_IOC_FIEMAP, &m.f))
+    return -1;
+  for (unsigned i = 0; i < m.f.fm_mapped_extents; i++)
+    n += (m.e[i].fe_flags & FIEMAP_EXTENT_UNWRITTEN) != 0;
+  return n;
+}
+
+/* NO_HIDE_STALE on ext4, on one disk: a pattern written and deleted comes
+   back in a file preallocated with the flag by a process that has
+   CAP_SYS_RAWIO; never without the flag, never without the capability.  */
+static void
+stale (void)
+{
+  char path[4096], ppath[4096];
+  int fd, e, want = patched ? 0 : EOPNOTSUPP;
+  int64_t len, n;
+  struct statvfs v;
+
+  /* The pattern over nearly all the free space, then deleted.  */
+  fd = create ("k-pattern", ppath);
+  statvfs (dir, &v);
+  len = ((int64_t) v.f_bavail * v.f_frsize - 4 * MiB) & ~(MiB - 1);
+  put (fd, 0, len, 7);
+  fsync (fd);
+  close (fd);
+  unlink (ppath);
+  drop_caches ();
+  printf ("# pattern of %lld MiB written and deleted\n",
+	  (long long) (len / MiB));
+
+  /* With the capability and the flag.  */
+  fd = create ("k-stale", path);
+  e = falloc (fd, FALLOC_FL_NO_HIDE_STALE, 0, len);
+  ok (e == want, "NO_HIDE_STALE with CAP_SYS_RAWIO: %s (got %s)",
+      ename (want), ename (e));
+  n = stale_blocks (fd, len, 7);
+  if (patched)
+    {
+      ok (n > 0 && fsize (fd) == len && fblocks (fd) >= len,
+	  "NO_HIDE_STALE: the deleted pattern is readable (%lld of %lld "
+	  "blocks), size %lld", (long long) n,
+	  (long long) (len / 4096), (long long) fsize (fd));
+      ok (unwritten (fd) == 0, "NO_HIDE_STALE: no unwritten extent "
+	  "(FIEMAP: %d)", unwritten (fd));
+    }
+  else
+    ok (n == 0 && fsize (fd) == 0 && fblocks (fd) == 0,
+	"NO_HIDE_STALE refused: nothing allocated");
+  close (fd);
+  unlink (path);
+  drop_caches ();
+
+  /* Without the flag, on the same blocks: zeros.  */
+  fd = create ("k-plain", path);
+  e = falloc (fd, 0, 0, len);
+  n = stale_blocks (fd, len, 7);
+  ok (e == 0 && n == 0 && same (fd, 0, len, 0), "without the flag: "
+      "%lld MiB allocated, all zeros (%s, %lld pattern blocks)", (long long) (len / MiB), ename (e), (long long) n);
+  ok (unwritten (fd) > 0, "without the flag: unwritten extents "
+      "(FIEMAP: %d)", unwritten (fd));
+  close (fd);
+  unlink (path);
+  drop_caches ();
+
+  /* Without the capability: EPERM on the patched kernel, nothing
+     allocated, nothing stale.  */
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      if (drop_rawio ())
+	{
+	  printf ("FAIL: capset: %s\n", strerror (errno));
+	  _exit (1);
+	}
+      fd = create ("k-nocap", path);
+      e = falloc (fd, FALLOC_FL_NO_HIDE_STALE, 0, len);
+      want = patched ? EPERM : EOPNOTSUPP;
+      ok (e == want, "NO_HIDE_STALE without CAP_SYS_RAWIO: %s (got %s)",
+	  ename (want), ename (e));
+      n = stale_blocks (fd, len, 7);
+      ok (n == 0 && fsize (fd) == 0 && fblocks (fd) == 0, "without "
+	  "CAP_SYS_RAWIO: nothing allocated, nothing stale");
+      e = falloc (fd, FALLOC_FL_NO_HIDE_STALE | FALLOC_FL_PUNCH_HOLE
+		  | FALLOC_FL_KEEP_SIZE, 0, 4096);
+      ok (e == EOPNOTSUPP, "NO_HIDE_STALE|PUNCH_HOLE without "
+	  "CAP_SYS_RAWIO: EOPNOTSUPP (got %s)", ename (e));
+      close (fd);
+      unlink (path);
+      _exit (failed);
+    }
+  int st;
+  waitpid (pid, &st, 0);
+  failed |= !WIFEXITED (st) || WEXITSTATUS (st);
+
+  /* With the flag over data, some of it only in the page cache: every
+     byte kept.  KEEP_SIZE past the end of file: the size stays.  */
+  fd = create ("k-stale-data", path);
+  put (fd, 0, 64 * KiB, 8);
+  fsync (fd);
+  put (fd, 100 * KiB, 4096, 9);
+  e = falloc (fd, FALLOC_FL_NO_HIDE_STALE, 0, 256 * KiB);
+  ok (e == want, "NO_HIDE_STALE over data: %s (got %s)", ename (want), ename (e));
+  drop_caches ();
+  ok (same (fd, 0, 64 * KiB, 8) && same (fd, 100 * KiB, 4096, 9),
+      "NO_HIDE_STALE over data: written and dirty bytes kept");
+  int64_t s0 = fsize (fd);
+  e = falloc (fd, FALLOC_FL_NO_HIDE_STALE | FALLOC_FL_KEEP_SIZE, s0, MiB);
+  ok (e == want && fsize (fd) == s0, "NO_HIDE_STALE|KEEP_SIZE past "
+      "the end: %s, size kept (got %s, size %lld)", ename (want),
+      ename (e), (long long) fsize (fd));
+  close (fd);
+  unlink (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc != 4)
+    {
+      fprintf (stderr, "usage: kcheck stock|patched FS DIR\n");
+      return 2;
+    }
+  kind = argv[1];
+  fs = argv[2];
+  dir = argv[3];
+  patched = strcmp (kind, "patched") == 0;
+  nofalloc = strcmp (fs, "ext2") == 0 || strcmp (fs, "exfat") == 0
+	     || strcmp (fs, "jfs") == 0;
+  if (nofalloc)
+    {
+      alloc_modes ();
+      mapped ();
+      enospc ();
+    }
+  other_modes ();
+  if (strcmp (fs, "ext4") == 0)
+    stale ();
+  return failed;
+}
