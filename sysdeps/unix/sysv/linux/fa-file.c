@@ -422,11 +422,15 @@ own (void *arg)
     }
   if (nfd < 0)
     return (void *) (intptr_t) EBADF;
-  /* A filesystem that cannot report holes (generic_file_llseek: all of
-     the file is data) says so by finding none in a sparse file: then
-     lseek tells nothing.  */
-  if (lseek64 (nfd, 0, SEEK_HOLE) < f->st.st_size
-      || f->st.st_blocks * 512 >= f->st.st_size)
+  /* lseek is asked only where FIEMAP is missing, and believed only on
+     tmpfs: most filesystems without FIEMAP (jfs, exfat, FUSE servers)
+     answer through generic_file_llseek, all of the file data, which
+     shows only in a file that is sparse right now.  A tmpfs file that is
+     sparse by st_blocks and has no hole is the same lie (a test makes
+     it).  */
+  if (f->fs.f_type == 0x01021994
+      && (lseek64 (nfd, 0, SEEK_HOLE) < st.st_size
+	  || st.st_blocks * 512 >= st.st_size))
     f->seek = nfd;
   /* Written through if it can write; the caller's O_DSYNC still asks
      for the sync at the end.  */
