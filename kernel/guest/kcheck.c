@@ -33,6 +33,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #ifndef FALLOC_FL_NO_HIDE_STALE
@@ -411,6 +412,73 @@ enospc (void)
   unlink (path);
 }
 
+/* All or nothing when allocation fails part way, past the end of file:
+   the size is set back, which frees what was allocated.  A fatal signal
+   in the middle of a large call; then another process writing a file of
+   its own at the same time, so that ENOSPC can come from the filesystem
+   after the free space was checked.  Either the call completes, or the
+   file is as it was: never a size or an allocation in between.  */
+static void
+partway (void)
+{
+  char path[4096], fpath[4096];
+  int fd, e, st;
+  int64_t b0, len;
+  struct statvfs v;
+  pid_t pid, w;
+
+  fd = create ("k-partway", path);
+  put (fd, 0, 4096, 11);
+  fsync (fd);
+  b0 = fblocks (fd);
+  statvfs (dir, &v);
+  len = ((int64_t) v.f_bavail * v.f_frsize * 3 / 4) & ~(MiB - 1);
+  pid = fork ();
+  if (pid == 0)
+    _exit (falloc (fd, 0, 4096, len));
+  usleep (50000);
+  kill (pid, SIGKILL);
+  waitpid (pid, &st, 0);
+  int64_t s1 = fsize (fd), b1 = fblocks (fd);
+  ok ((s1 == 4096 && b1 == b0) || (!want_alloc () && s1 == 4096 + len),
+      "killed in a %lld MiB mode 0: size %lld, %lld bytes allocated (%s)",
+      (long long) (len / MiB), (long long) s1, (long long) b1,
+      s1 == 4096 ? "as before" : "complete");
+  ok (same (fd, 0, 4096, 11), "killed in mode 0: data kept");
+  ftruncate (fd, 4096);
+  fsync (fd);
+  b0 = fblocks (fd);
+
+  /* Against a writer: the two together need more than the free space.  */
+  statvfs (dir, &v);
+  len = ((int64_t) v.f_bavail * v.f_frsize * 2 / 3) & ~(MiB - 1);
+  w = fork ();
+  if (w == 0)
+    {
+      static unsigned char z[1 << 16];
+      int f = create ("k-writer", fpath);
+      for (int64_t n = 0; n < len; n += sizeof z)
+	if (write (f, z, sizeof z) != sizeof z)
+	  break;
+      fsync (f);
+      _exit (0);
+    }
+  e = falloc (fd, 0, 4096, len);
+  waitpid (w, &st, 0);
+  snprintf (fpath, sizeof fpath, "%s/k-writer", dir);
+  ok (e == want_alloc () || e == ENOSPC, "mode 0 of %lld MiB against a "
+      "writer of as much: %s or ENOSPC (got %s)", (long long) (len / MiB),
+      ename (want_alloc ()), ename (e));
+  ok (e ? fsize (fd) == 4096 && fblocks (fd) == b0
+      : fsize (fd) == 4096 + len && fblocks (fd) >= len,
+      "against a writer: size %lld, %lld bytes allocated (%s)",
+      (long long) fsize (fd), (long long) fblocks (fd),
+      e ? "failed: as before" : "complete");
+  unlink (fpath);
+  close (fd);
+  unlink (path);
+}
+
 /* Drop CAP_SYS_RAWIO from this process's effective and permitted sets.  */
 static int
 drop_rawio (void)
@@ -593,6 +661,7 @@ main (int argc, char **argv)
       alloc_modes ();
       mapped ();
       enospc ();
+      partway ();
     }
   other_modes ();
   if (strcmp (fs, "ext4") == 0)
