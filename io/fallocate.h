@@ -69,18 +69,30 @@
 extern "C" {
 #endif
 
-#if defined _FILE_OFFSET_BITS && _FILE_OFFSET_BITS == 64
-extern int fallocate (int __fd, int __mode, __off64_t __offset,
-		      __off64_t __len) __asm__ ("fallocate64");
-extern int posix_fallocate (int __fd, __off64_t __offset, __off64_t __len)
+/* __FA_OFF64: the 64-bit offset type of the *64 names.  glibc's
+   __off64_t; a C library without it (musl) has a 64-bit off_t on every
+   ABI, whatever _FILE_OFFSET_BITS says, and no redirection to make (its
+   <fcntl.h> may define fallocate64 and posix_fallocate64 as macros for
+   the plain names: the declarations below then repeat those).  */
+#ifdef __GLIBC__
+# define __FA_OFF64 __off64_t
+#else
+# define __FA_OFF64 off_t
+#endif
+
+#if defined __GLIBC__ && defined _FILE_OFFSET_BITS && _FILE_OFFSET_BITS == 64
+extern int fallocate (int __fd, int __mode, __FA_OFF64 __offset,
+		      __FA_OFF64 __len) __asm__ ("fallocate64");
+extern int posix_fallocate (int __fd, __FA_OFF64 __offset, __FA_OFF64 __len)
   __asm__ ("posix_fallocate64");
 #else
 extern int fallocate (int __fd, int __mode, off_t __offset, off_t __len);
 extern int posix_fallocate (int __fd, off_t __offset, off_t __len);
 #endif
-extern int fallocate64 (int __fd, int __mode, __off64_t __offset,
-			__off64_t __len);
-extern int posix_fallocate64 (int __fd, __off64_t __offset, __off64_t __len);
+extern int fallocate64 (int __fd, int __mode, __FA_OFF64 __offset,
+			__FA_OFF64 __len);
+extern int posix_fallocate64 (int __fd, __FA_OFF64 __offset,
+			      __FA_OFF64 __len);
 
 #ifdef __cplusplus
 }

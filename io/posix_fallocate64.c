@@ -2,7 +2,7 @@
 #include "fa-internal.h"
 
 int
-posix_fallocate64 (int fd, __off64_t offset, __off64_t len)
+posix_fallocate64 (int fd, __FA_OFF64 offset, __FA_OFF64 len)
 {
   return __fa_posix (fd, offset, len);
 }

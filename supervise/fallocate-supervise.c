@@ -467,6 +467,30 @@ finish (int status)
   exit (WEXITSTATUS (status));
 }
 
+/* The name of error number E (glibc's strerrorname_np; elsewhere those
+   a sandbox answers with), or "?".  */
+static const char *
+errname (int e)
+{
+#ifdef __GLIBC__
+  const char *n = strerrorname_np (e);
+
+  return n ? n : "?";
+#else
+  switch (e)
+    {
+    case ENOSYS: return "ENOSYS";
+    case EOPNOTSUPP: return "EOPNOTSUPP";
+    case EPERM: return "EPERM";
+    case EACCES: return "EACCES";
+    case ENOSPC: return "ENOSPC";
+    case EINVAL: return "EINVAL";
+    case EIO: return "EIO";
+    default: return "?";
+    }
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
@@ -495,8 +519,7 @@ main (int argc, char **argv)
   else if (r != -EBADF)
     fprintf (stderr, ME ": fallocate fails with %s (%s) before reaching any "
 	     "supervisor (an outer seccomp filter?): COMMAND's calls will "
-	     "too\n", strerrorname_np ((int) -r) ? strerrorname_np ((int) -r)
-	     : "?", strerror ((int) -r));
+	     "too\n", errname ((int) -r), strerror ((int) -r));
 
   /* The fallback's SIGXFSZ (RLIMIT_FSIZE) and a trace written to a
      closed pipe must not kill the supervisor; COMMAND gets the
@@ -566,7 +589,9 @@ main (int argc, char **argv)
       sigaction (forwarded[i], &sa, NULL);
     }
   map_stacks ();
+#ifdef M_ARENA_MAX		/* glibc's; musl's malloc has no arenas */
   mallopt (M_ARENA_MAX, 1);
+#endif
   for (int i = 0; i < SPARE + 1; i++)
     if ((err = start_worker ()) != 0)
       {

@@ -93,6 +93,13 @@
 #include <fallocate.h>
 #include "fa-file.h"
 
+/* Linux 5.14's advice; a C library older than that (musl 1.2.3) does not
+   define it.  The same number on every ABI (asm-generic/mman-common.h;
+   alpha, mips, parisc and xtensa repeat it).  */
+#ifndef MADV_POPULATE_WRITE
+# define MADV_POPULATE_WRITE 23
+#endif
+
 #define CHUNK (1 << 20)
 #define WINDOW (64 << 20)	/* mapped at a time */
 
