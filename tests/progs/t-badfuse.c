@@ -1,0 +1,77 @@
+/* t-badfuse DIR: posix_fallocate on a FUSE server that misbehaves
+   (tests/tools/fa-badfuse mounted at DIR), where the fallback can only
+   write.  Each file holds 64 KiB of data; the call asks for 4 MiB, and
+   the server's writes past the data return 0 bytes, EIO or ENOSPC, or
+   take 512 bytes at a time.  The call must return (in a child, killed
+   after 60 s: a loop on a write of 0 bytes is forever), with the error
+   the server gave (0 bytes written: EIO), the data unchanged, and on
+   failure the size set back to what it was.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <fallocate.h>
+#include "tcheck.h"
+
+#define DATA (64 << 10)
+#define LEN (4 << 20)
+
+/* posix_fallocate (FD, 0, LEN) in a child: its result, or -1 if it did
+   not return within 60 s.  */
+static int
+call (int fd)
+{
+  int st;
+  pid_t pid = fork ();
+
+  if (pid == 0)
+    {
+      alarm (60);
+      _exit (posix_fallocate64 (fd, 0, LEN));
+    }
+  if (pid < 0 || waitpid (pid, &st, 0) != pid)
+    return -1;
+  return WIFEXITED (st) ? WEXITSTATUS (st) : -1;
+}
+
+static void
+one (const char *dir, const char *name, int want)
+{
+  char path[4096];
+  int fd = t_create (dir, name, path, sizeof path);
+
+  t_put (fd, 0, DATA, 7);
+  int r = call (fd);
+  t_ok (r == want, "%s: posix_fallocate returns %d (got %d%s)", name, want,
+	r, r < 0 ? ": hung or killed" : "");
+  t_ok (t_same (fd, 0, DATA, 7), "%s: the data unchanged", name);
+  if (want)
+    t_ok (t_size (fd) == DATA, "%s: size set back to %d (got %lld)", name,
+	  DATA, (long long) t_size (fd));
+  else
+    t_ok (t_size (fd) == LEN && t_zero (fd, DATA, LEN - DATA),
+	  "%s: size %d, zeros past the data (size %lld)", name, LEN,
+	  (long long) t_size (fd));
+  close (fd);
+  unlink (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc != 2)
+    {
+      fprintf (stderr, "usage: t-badfuse DIR\n");
+      return 2;
+    }
+  one (argv[1], "plain", 0);
+  one (argv[1], "short", 0);
+  one (argv[1], "zero", EIO);
+  one (argv[1], "eio", EIO);
+  one (argv[1], "enospc", ENOSPC);
+  return t_done ();
+}
