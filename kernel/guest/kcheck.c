@@ -9,6 +9,8 @@
    range by mode 0 without changing a byte, all or nothing on ENOSPC.
    Every other mode, KEEP_SIZE included (these filesystems cannot keep
    blocks past the end of file), is EOPNOTSUPP on both.
+   On ext2 with a user quota, a call over the user's block limit gets
+   EDQUOT on patched and leaves nothing allocated, as ENOSPC does.
    FALLOC_FL_NO_HIDE_STALE (patch 2): EOPNOTSUPP everywhere except on the
    patched ext4, where it needs CAP_SYS_RAWIO (EPERM without) and exposes
    the old contents of the blocks, which plain allocation never does.
@@ -22,6 +24,7 @@
 #include <linux/falloc.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <linux/quota.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -479,6 +482,106 @@ partway (void)
   unlink (path);
 }
 
+/* The block device mounted where DIR is, from /proc/mounts, in DEV.  */
+static int
+device_of (char *dev, size_t n)
+{
+  struct stat d, m;
+  char line[1024], src[512], mnt[512];
+  FILE *f = fopen ("/proc/mounts", "r");
+  int found = 0;
+
+  if (!f || stat (dir, &d))
+    return 0;
+  while (!found && fgets (line, sizeof line, f))
+    found = sscanf (line, "%511s %511s", src, mnt) == 2 && src[0] == '/'
+	    && stat (mnt, &m) == 0 && m.st_dev == d.st_dev
+	    && (size_t) snprintf (dev, n, "%s", src) < n;
+  fclose (f);
+  return found;
+}
+
+/* A user quota of 1 MiB for UID on ext2 (a v2 quota file made here: an
+   empty tree, as quotacheck leaves it for a filesystem without files of
+   that user).  Over the limit, patch 1 must fail with EDQUOT and leave
+   nothing allocated, and the user's usage where it was; under it, it
+   allocates.  The caller must not have CAP_SYS_RESOURCE, which ignores
+   hard limits: a child of another uid makes the calls.  Stock refuses
+   both with EOPNOTSUPP.  */
+static void
+quota (void)
+{
+  enum { UID = 4242 };
+  char dev[512], qpath[4096], path[4096];
+  unsigned char head[2048] = { 0 };
+  /* Header (magic, version 1: vfsv1), then the info: grace times,
+     flags, blocks in the file (header and tree root), free lists.  */
+  uint32_t info[8] = { 0xd9c01f11, 1, 0, 0, 0, 2, 0, 0 };
+  struct if_dqblk q;
+  int fd, e, st;
+
+  if (!device_of (dev, sizeof dev))
+    {
+      ok (0, "quota: the device of %s", dir);
+      return;
+    }
+  fd = create ("aquota.user", qpath);
+  memcpy (head, info, sizeof info);
+  ok (write (fd, head, sizeof head) == sizeof head && fsync (fd) == 0
+      && close (fd) == 0, "quota: %s written", qpath);
+  e = syscall (SYS_quotactl, QCMD (Q_QUOTAON, USRQUOTA), dev, QFMT_VFS_V1,
+	       qpath) ? errno : 0;
+  ok (e == 0, "quota: on for %s (%s)", dev, e ? strerror (e) : "0");
+  if (e)
+    return;
+  memset (&q, 0, sizeof q);
+  q.dqb_bhardlimit = q.dqb_bsoftlimit = 1024;	/* 1 KiB units */
+  q.dqb_valid = QIF_BLIMITS;
+  e = syscall (SYS_quotactl, QCMD (Q_SETQUOTA, USRQUOTA), dev, UID, &q)
+      ? errno : 0;
+  ok (e == 0, "quota: 1 MiB for uid %d (%s)", UID, e ? strerror (e) : "0");
+
+  fd = create ("k-quota", path);
+  fchown (fd, UID, UID);
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      if (setgid (UID) || setuid (UID))
+	{
+	  printf ("FAIL: quota: setuid %d: %s\n", UID, strerror (errno));
+	  _exit (1);
+	}
+      e = falloc (fd, 0, 0, 4 * MiB);
+      int want = patched ? EDQUOT : EOPNOTSUPP;
+      ok (e == want && fsize (fd) == 0 && fblocks (fd) == 0,
+	  "quota: 4 MiB over a 1 MiB limit: %s, nothing allocated (got %s, "
+	  "size %lld, %lld bytes allocated)", ename (want), ename (e),
+	  (long long) fsize (fd), (long long) fblocks (fd));
+      e = falloc (fd, 0, 0, 512 * KiB);
+      want = patched ? 0 : EOPNOTSUPP;
+      ok (e == want && fsize (fd) == (patched ? 512 * KiB : 0),
+	  "quota: 512 KiB under the limit: %s (got %s, size %lld)",
+	  ename (want), ename (e), (long long) fsize (fd));
+      _exit (failed);
+    }
+  waitpid (pid, &st, 0);
+  failed |= !WIFEXITED (st) || WEXITSTATUS (st);
+  /* The usage counts what is allocated now, nothing of the failed call
+     (indirect blocks come on top of the 512 KiB: 1 KiB blocks).  */
+  memset (&q, 0, sizeof q);
+  e = syscall (SYS_quotactl, QCMD (Q_GETQUOTA, USRQUOTA), dev, UID, &q)
+      ? errno : 0;
+  ok (e == 0 && (int64_t) q.dqb_curspace == fblocks (fd),
+      "quota: the user's usage is what the file holds (%lld, file %lld)",
+      (long long) q.dqb_curspace, (long long) fblocks (fd));
+  close (fd);
+  unlink (path);
+  e = syscall (SYS_quotactl, QCMD (Q_QUOTAOFF, USRQUOTA), dev, 0, NULL)
+      ? errno : 0;
+  ok (e == 0, "quota: off (%s)", e ? strerror (e) : "0");
+  unlink (qpath);
+}
+
 /* Drop CAP_SYS_RAWIO from this process's effective and permitted sets.  */
 static int
 drop_rawio (void)
@@ -662,6 +765,8 @@ main (int argc, char **argv)
       mapped ();
       enospc ();
       partway ();
+      if (strcmp (fs, "ext2") == 0)
+	quota ();
     }
   other_modes ();
   if (strcmp (fs, "ext4") == 0)
