@@ -10,7 +10,8 @@
 
    Holes are found with FIEMAP where the filesystem has it; elsewhere
    (tmpfs, FUSE, network filesystems) every block of the range is a
-   candidate, unless st_blocks covers the size: then the file has none.  They are allocated two ways:
+   candidate, unless st_blocks covers the size: then the file has none.
+   They are allocated two ways:
    - Mapping (Linux 5.14 and later, a local filesystem, an O_RDWR
      descriptor): the pages of each hole are faulted in for writing
      through a shared mapping (madvise MADV_POPULATE_WRITE), 64 MiB
