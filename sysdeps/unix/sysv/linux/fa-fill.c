@@ -287,17 +287,12 @@ gone (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
 	 : dense (fl, &now) || now > blocks;
 }
 
-/* The hole [from, to), inside the file, allocated.  */
+/* The hole [from, to), inside the file, allocated.  Where holes cannot
+   be found, the first populate is judged by st_blocks: BLOCKS, counted
+   just before (-1 elsewhere).  */
 static int
-fill_hole (struct fill *fl, int64_t from, int64_t to)
+fill_hole (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
 {
-  struct stat64 st;
-  int64_t blocks = -1;
-
-  /* Where holes cannot be found, the first populate is judged by
-     st_blocks, counted just before it.  */
-  if (fl->map && !fl->checked && !known (fl) && fstat64 (fl->f.fd, &st) == 0)
-    blocks = st.st_blocks;
   if (fl->map && populate (fl, from, to) == 0)
     {
       if (fl->checked++)
@@ -324,7 +319,7 @@ holes (struct fill *fl, int64_t from, int64_t to, int64_t *count)
 {
   while (from < to)
     {
-      int64_t h = from, d = to, blocks, err;
+      int64_t h = from, d = to, blocks = -1, err;
       int found = __fa_next_hole (&fl->f, &h, &d);
 
       if (found < 0 && known (fl))
@@ -336,7 +331,7 @@ holes (struct fill *fl, int64_t from, int64_t to, int64_t *count)
 	break;
       if (count)
 	*count += d - h;
-      else if ((err = fill_hole (fl, h, d)))
+      else if ((err = fill_hole (fl, h, d, blocks)))
 	return (int) err;
       from = d;
     }
