@@ -25,6 +25,7 @@ struct fa_file
   int fd;			/* the descriptor written through */
   int flags;			/* its F_GETFL */
   int seek;			/* a descriptor of our own to lseek, or -1 */
+  int own;			/* in __fa_own's thread, fd its own */
   int fiemap;			/* FIEMAP answers on the file; -1 not asked */
   unsigned gen;			/* calls finished before the check */
   int locked, cancel;		/* by __fa_lock */

@@ -5,7 +5,9 @@
    take 512 bytes at a time.  The call must return (in a child, killed
    after 60 s: a loop on a write of 0 bytes is forever), with the error
    the server gave (0 bytes written: EIO), the data unchanged, and on
-   failure the size set back to what it was.  */
+   failure the size set back to what it was.  A server that accepts
+   writes and drops them (the size never grows) gets EIO, through an
+   O_APPEND descriptor too.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -39,13 +41,16 @@ call (int fd)
 }
 
 static void
-one (const char *dir, const char *name, int want)
+one (const char *dir, const char *name, int flags, int want)
 {
   char path[4096];
   int fd = t_create (dir, name, path, sizeof path);
 
   t_put (fd, 0, DATA, 7);
-  int r = call (fd);
+  int cfd = flags ? open (path, flags) : fd;
+  int r = call (cfd);
+  if (cfd != fd)
+    close (cfd);
   t_ok (r == want, "%s: posix_fallocate returns %d (got %d%s)", name, want,
 	r, r < 0 ? ": hung or killed" : "");
   t_ok (t_same (fd, 0, DATA, 7), "%s: the data unchanged", name);
@@ -68,10 +73,13 @@ main (int argc, char **argv)
       fprintf (stderr, "usage: t-badfuse DIR\n");
       return 2;
     }
-  one (argv[1], "plain", 0);
-  one (argv[1], "short", 0);
-  one (argv[1], "zero", EIO);
-  one (argv[1], "eio", EIO);
-  one (argv[1], "enospc", ENOSPC);
+  one (argv[1], "plain", 0, 0);
+  one (argv[1], "short", 0, 0);
+  one (argv[1], "zero", 0, EIO);
+  one (argv[1], "eio", 0, EIO);
+  one (argv[1], "enospc", 0, ENOSPC);
+  /* Writes that succeed and change nothing: EIO, not 0 nor a loop.  */
+  one (argv[1], "still", 0, EIO);
+  one (argv[1], "still-append", O_WRONLY | O_APPEND, EIO);
   return t_done ();
 }

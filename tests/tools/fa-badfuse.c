@@ -7,7 +7,9 @@
 	      passes the 0 on to pwrite);
      eio*     EIO;
      enospc*  ENOSPC, as a full backing store would, free space or not;
-     short*   at most 512 bytes per write there (legal, just slow).
+     short*   at most 512 bytes per write there (legal, just slow);
+     still*   accepted and dropped: the size never grows past 64 KiB
+	      (attributes are not cached, so the kernel asks each time).
    Anything else behaves.  Single-threaded (-s); it goes into the
    background once mounted, and exits when unmounted (fusermount3 -u).  */
 #define FUSE_USE_VERSION 31
@@ -188,6 +190,8 @@ bad_write (const char *path, const char *buf, size_t n, off_t off,
 	return -ENOSPC;
       if (strncmp (f->name, "short", 5) == 0 && n > 512)
 	n = 512;
+      if (strncmp (f->name, "still", 5) == 0)
+	return (int) n;
     }
   if (off < 0 || off + (off_t) n > (1 << 30))
     return -EFBIG;
@@ -208,7 +212,18 @@ bad_statfs (const char *path, struct statvfs *st)
   return 0;
 }
 
+/* The size a still* file reports must reach the program each time.  */
+static void *
+bad_init (struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+  (void) conn;
+  cfg->attr_timeout = 0;
+  cfg->entry_timeout = 0;
+  return NULL;
+}
+
 static const struct fuse_operations ops = {
+  .init = bad_init,
   .getattr = bad_getattr,
   .readdir = bad_readdir,
   .create = bad_create,

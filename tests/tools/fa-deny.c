@@ -1,6 +1,7 @@
 /* A seccomp filter that answers ERR to fallocate, for x86_64, x32 and
    i386 callers alike, and lets every other system call through.  It also
    catches the calls qemu-user makes on behalf of a guest.  */
+#include <errno.h>
 #include <stddef.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -26,6 +27,35 @@ fa_deny_fallocate (unsigned int err)
     BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
     BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NR_I386, 0, 1),
     BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog fprog = { sizeof prog / sizeof prog[0], prog };
+
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0
+      || prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) < 0)
+    return -1;
+  return 0;
+}
+
+#define NR_UNSHARE 272
+#define NR_CLONE3 435
+
+/* What Docker's default profile does that the fallback meets: unshare
+   refused without CAP_SYS_ADMIN (EPERM) and, with CLONE3, clone3
+   answered ENOSYS (C libraries then fall back on clone).  x86_64
+   callers.  */
+int
+fa_deny_container (int clone3)
+{
+  struct sock_filter prog[] = {
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 5),
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NR_UNSHARE, 0, 1),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K,
+	      clone3 ? NR_CLONE3 : NR_UNSHARE, 0, 1),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
     BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
   struct sock_fprog fprog = { sizeof prog / sizeof prog[0], prog };

@@ -26,11 +26,17 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <linux/futex.h>
 #include <fallocate.h>
 #include "fa-file.h"
+
+/* <linux/close_range.h>, which C libraries older than Linux 5.9's
+   headers lack.  */
+#define FA_CLOSE_RANGE_UNSHARE (1U << 1)
 
 #ifndef F_SEAL_FUTURE_WRITE
 # define F_SEAL_FUTURE_WRITE 0x0010
@@ -53,6 +59,7 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
 
   f->fd = fd;
   f->seek = -1;
+  f->own = 0;
   f->fiemap = -1;
   __fa_forget (f);
   f->gen = __atomic_load_n (&generation, __ATOMIC_ACQUIRE);
@@ -108,29 +115,31 @@ __fa_unwritable (const struct fa_file *f)
 
 /* Two calls of ours on the same file at once, from two threads, would
    each see the other's zeros as someone else's and the file could end
-   up longer than either asked (two appends).  They take turns, per file:
-   a lock per stripe of inode numbers, so that calls on other files rarely
-   wait.  Cancellation is off meanwhile (pwrite is a cancellation point,
-   and a thread cancelled holding the lock would block the others), as
-   fallocate is not a cancellation point here.  A call from a signal
-   handler that interrupted a call of ours in the same thread goes on
-   without the lock rather than wait for itself; a child forked while
-   another thread held a lock gets them all free.  */
+   up longer than either asked.  They take turns, per file: a lock per
+   stripe of inode numbers, so that calls on other files rarely wait.
+   Cancellation is off meanwhile (pwrite is a cancellation point, and a
+   thread cancelled holding the lock would block the others), as
+   fallocate is not a cancellation point here.
+
+   A call from a signal handler that interrupted a call of ours in the
+   same thread goes on without the lock rather than wait for itself.  So
+   a stripe's word is its holder's thread ID, 0 when free: taking it and
+   naming the holder are one compare-and-swap, letting it go one store,
+   and a handler, wherever it interrupts, finds the word either free or
+   naming its own thread (a mutex with its holder recorded beside it
+   leaves a gap on each side where the handler waits for itself).  A
+   child forked while another thread held a lock gets them all free.  */
 #define STRIPES 16
 static struct
 {
-  pthread_mutex_t m;
-  unsigned long owner;		/* pthread_self of the holder, or 0 */
+  int owner;			/* thread ID of the holder, or 0 */
+  int waiters;			/* threads asleep on owner, or about to be */
 } stripe[STRIPES];
 
 static void
 forked (void)
 {
-  for (int i = 0; i < STRIPES; i++)
-    {
-      pthread_mutex_init (&stripe[i].m, NULL);
-      stripe[i].owner = 0;
-    }
+  memset (stripe, 0, sizeof stripe);
 }
 
 /* At the first call, not when the library is loaded: preloading it
@@ -138,7 +147,6 @@ forked (void)
 static void
 once (void)
 {
-  forked ();
   pthread_atfork (NULL, NULL, forked);
 }
 
@@ -146,18 +154,28 @@ void
 __fa_lock (struct fa_file *f)
 {
   int i = (int) (f->st.st_ino % STRIPES);
-  unsigned long self = (unsigned long) pthread_self ();
+  int self = (int) syscall (SYS_gettid), held = 0;
 
   static pthread_once_t ready = PTHREAD_ONCE_INIT;
 
   pthread_once (&ready, once);
   pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &f->cancel);
-  f->locked = __atomic_load_n (&stripe[i].owner, __ATOMIC_RELAXED) != self;
-  if (f->locked)
+  f->locked = 0;
+  while (!__atomic_compare_exchange_n (&stripe[i].owner, &held, self, 0,
+				       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
     {
-      pthread_mutex_lock (&stripe[i].m);
-      __atomic_store_n (&stripe[i].owner, self, __ATOMIC_RELAXED);
+      if (held == self)
+	return;
+      /* Asleep only while the word still names HELD; __fa_unlock wakes
+	 a sleeper it can see, and one it cannot see finds the word
+	 changed and does not sleep.  */
+      __atomic_add_fetch (&stripe[i].waiters, 1, __ATOMIC_SEQ_CST);
+      syscall (SYS_futex, &stripe[i].owner, FUTEX_WAIT_PRIVATE, held,
+	       NULL, NULL, 0);
+      __atomic_sub_fetch (&stripe[i].waiters, 1, __ATOMIC_SEQ_CST);
+      held = 0;
     }
+  f->locked = 1;
 }
 
 /* Nonzero if calls of ours may have changed the file since F's check.  */
@@ -175,8 +193,10 @@ __fa_unlock (struct fa_file *f)
   __atomic_add_fetch (&generation, 1, __ATOMIC_RELEASE);
   if (f->locked)
     {
-      __atomic_store_n (&stripe[i].owner, 0, __ATOMIC_RELAXED);
-      pthread_mutex_unlock (&stripe[i].m);
+      __atomic_store_n (&stripe[i].owner, 0, __ATOMIC_SEQ_CST);
+      if (__atomic_load_n (&stripe[i].waiters, __ATOMIC_SEQ_CST))
+	syscall (SYS_futex, &stripe[i].owner, FUTEX_WAKE_PRIVATE, 1,
+		 NULL, NULL, 0);
     }
   pthread_setcancelstate (f->cancel, &ignored);
 }
@@ -275,8 +295,9 @@ seek_hole (const struct fa_file *f, int64_t *from, int64_t *to)
 {
   int64_t h = lseek64 (f->seek, *from, SEEK_HOLE), d;
 
+  /* ENXIO: *FROM lies past the end of file, all of it a hole.  */
   if (h < 0)
-    return errno == ENXIO ? 0 : -1;
+    return errno == ENXIO ? 1 : -1;
   /* tmpfs rounds the end-of-file hole of a file ending near INT64_MAX
      up to 2^63, which reads as negative: no hole in range either.  */
   if (h >= *to)
@@ -372,8 +393,13 @@ __fa_in_hole (struct fa_file *f, int64_t at)
   char c;
   ssize_t r;
 
+  /* An extent past the end of file (xfs preallocates there) still
+     needs the write that makes the size.  */
   if (known == 0)
-    return 0;
+    {
+      struct stat64 st;
+      return fstat64 (f->fd, &st) < 0 ? -1 : at >= st.st_size;
+    }
   if ((f->flags & O_ACCMODE) != O_RDWR)
     {
       if (known > 0)
@@ -391,27 +417,72 @@ struct own
   struct fa_file *f;
   int (*fn) (void *);
   void *arg;
+  pid_t tid;			/* the caller's thread */
+  int xfsz;			/* a write of ours raised SIGXFSZ */
 };
 
-/* The thread of __fa_own.  Its descriptor table is its own copy, where
-   the caller's descriptor has the same number and open file description;
-   what it opens and closes there is nobody else's business, nor are the
+/* A descriptor table of the calling thread's own, empty: close_range
+   unshares the table and copies only the descriptors below the range it
+   closes, none here, so that none of the process's open files is held
+   (a pipe another thread closes reaches EOF at its reader at once) or
+   closed (a close of a copy is a FLUSH to a FUSE server).  Linux 5.9;
+   before that, or where a sandbox refuses close_range, unshare copies
+   the whole table, which holds every open file until the call ends.  */
+static int
+own_table (void)
+{
+#ifdef SYS_close_range
+  if (syscall (SYS_close_range, 0U, ~0U, FA_CLOSE_RANGE_UNSHARE) == 0)
+    return 0;
+#endif
+  return unshare (CLONE_FILES);
+}
+
+/* The process's descriptor FD copied into the calling thread's table
+   (pidfd_getfd on our own process, Linux 5.6), or -1.  */
+static int
+own_copy (int fd)
+{
+#if defined SYS_pidfd_open && defined SYS_pidfd_getfd
+  int pidfd = (int) syscall (SYS_pidfd_open, getpid (), 0), copy = -1;
+
+  if (pidfd >= 0)
+    {
+      copy = (int) syscall (SYS_pidfd_getfd, pidfd, fd, 0);
+      close (pidfd);
+    }
+  return copy;
+#else
+  (void) fd;
+  return -1;
+#endif
+}
+
+/* The thread of __fa_own.  Its descriptor table is its own: what it
+   opens and closes there is nobody else's business, nor are the
    process's record locks, which belong to the table the process shares.
-   /proc/thread-self, not /proc/self: the main thread may have exited.  */
+   The caller's descriptor is reopened through the caller's thread in
+   /proc (/proc/self/fd is the main thread's, which may have exited).  */
 static void *
 own (void *arg)
 {
   struct own *o = arg;
   struct fa_file *f = o->f, saved = *f;
-  static const int tries[] = { O_RDWR, O_WRONLY, O_RDONLY };
+  /* O_APPEND: an append-only file (chattr +a) opens for writing no
+     other way.  */
+  static const int tries[] = { O_RDWR, O_WRONLY, O_WRONLY | O_APPEND,
+			       O_RDONLY };
   struct stat64 st;
-  char path[48];
-  int err, nfd = -1;
+  sigset_t pending;
+  char path[64];
+  int err, nfd = -1, wfd = -1;
 
-  if (unshare (CLONE_FILES) < 0)
+  if (own_table () < 0)
     return (void *) (intptr_t) EBADF;
-  snprintf (path, sizeof path, "/proc/thread-self/fd/%d", f->fd);
-  for (int i = 0; nfd < 0 && i < 3; i++)
+  f->own = 1;
+  snprintf (path, sizeof path, "/proc/self/task/%d/fd/%d", (int) o->tid,
+	    f->fd);
+  for (int i = 0; nfd < 0 && i < 4; i++)
     nfd = open (path, tries[i] | O_CLOEXEC | O_NOCTTY | O_LARGEFILE);
   /* Something else mounted on /proc would give another file.  */
   if (nfd >= 0 && (fstat64 (nfd, &st) < 0 || st.st_dev != f->st.st_dev
@@ -420,32 +491,51 @@ own (void *arg)
       close (nfd);
       nfd = -1;
     }
-  if (nfd < 0)
-    return (void *) (intptr_t) EBADF;
   /* lseek is asked only where FIEMAP is missing, and believed only on
      tmpfs: most filesystems without FIEMAP (jfs, exfat, FUSE servers)
      answer through generic_file_llseek, all of the file data, which
      shows only in a file that is sparse right now.  A tmpfs file that is
      sparse by st_blocks and has no hole is the same lie (a test makes
      it).  */
-  if (f->fs.f_type == 0x01021994
+  if (nfd >= 0 && f->fs.f_type == 0x01021994
       && (lseek64 (nfd, 0, SEEK_HOLE) < st.st_size
 	  || st.st_blocks * 512 >= st.st_size))
     f->seek = nfd;
   /* Written through if it can write; the caller's O_DSYNC still asks
-     for the sync at the end.  */
-  if (((f->flags = fcntl (nfd, F_GETFL)) & O_ACCMODE) != O_RDONLY)
+     for the sync at the end.  Where the file's mode no longer lets us
+     open it for writing, through the caller's open file, copied into
+     our table.  */
+  if (nfd >= 0 && ((f->flags = fcntl (nfd, F_GETFL)) & O_ACCMODE) != O_RDONLY)
     {
       f->fd = nfd;
       f->flags |= saved.flags & O_DSYNC;
     }
+  else if ((wfd = own_copy (f->fd)) >= 0)
+    {
+      f->fd = wfd;
+      f->flags = saved.flags;
+    }
   else
-    f->flags = saved.flags;
+    {
+      if (nfd >= 0)
+	close (nfd);
+      f->flags = saved.flags;
+      f->seek = -1;
+      f->own = 0;
+      return (void *) (intptr_t) EBADF;
+    }
   err = o->fn (o->arg);
-  close (nfd);
+  /* The kernel sends SIGXFSZ to the thread that wrote past the limit:
+     ours, where it is blocked and dies with it; the caller gets it.  */
+  o->xfsz = sigpending (&pending) == 0 && sigismember (&pending, SIGXFSZ);
+  if (nfd >= 0)
+    close (nfd);
+  if (wfd >= 0)
+    close (wfd);
   f->fd = saved.fd;
   f->flags = saved.flags;
   f->seek = -1;
+  f->own = 0;
   return (void *) (intptr_t) err;
 }
 
@@ -461,12 +551,15 @@ own (void *arg)
 int
 __fa_own (struct fa_file *f, int (*fn) (void *), void *arg)
 {
-  struct own o = { f, fn, arg };
+  struct own o = { f, fn, arg, (pid_t) syscall (SYS_gettid), 0 };
   sigset_t all, old;
   pthread_t t;
   void *ret;
   int err;
 
+  /* Already in ours: another would open the same.  */
+  if (f->own)
+    return fn (arg);
   if (fcntl (f->fd, F_GETLEASE) > F_UNLCK)
     return EBADF;
   sigfillset (&all);
@@ -476,5 +569,7 @@ __fa_own (struct fa_file *f, int (*fn) (void *), void *arg)
   if (err)
     return err == EAGAIN ? ENOMEM : err;
   pthread_join (t, &ret);
+  if (o.xfsz)
+    raise (SIGXFSZ);
   return (int) (intptr_t) ret;
 }

@@ -6,11 +6,15 @@
    or lease of the process is dropped (fa-file.c says how).
 
    Calls of ours on the same file take turns (fa-file.c), so two threads
-   allocating the same range leave it exactly as one would.
+   allocating the same range leave it exactly as one would; two
+   processes too, as far as the size goes: past the end of file we write
+   at exact offsets, never append (but to an append-only file).
 
    Holes are found with FIEMAP where the filesystem has it; elsewhere
    (tmpfs, FUSE, network filesystems) every block of the range is a
-   candidate, unless st_blocks covers the size: then the file has none.
+   candidate, unless the filesystem cannot have holes (solid, below).
+   After the writes, the file must reach the range's end, or EIO: a
+   FUSE server may accept writes and drop them.
    They are allocated two ways:
    - Mapping (Linux 5.14 and later, a local filesystem, an O_RDWR
      descriptor): the pages of each hole are faulted in for writing
@@ -24,16 +28,19 @@
      (msync) before we return; where it does nothing (qemu-user accepts it
      and ignores it), the writing way.
    - Writing (elsewhere): one zero byte per block, each written where,
-     just before, FIEMAP found no extent and pread read a zero; past the
-     end of file, zeros in 1 MiB writes while the size is still the one
-     we made (an fstat before each write tells).
-   Through an O_APPEND descriptor, space past the end of file is
-   appended, which lands where the file ends at that moment.
+     just before, FIEMAP found no extent (or one past the end of file)
+     and pread read a zero; past the end of file, zeros in 1 MiB writes
+     while the size is still the one we made (an fstat before each write
+     tells).
+   Through an O_APPEND descriptor of an append-only file, space past the
+   end of file is appended, which lands where the file ends at that
+   moment.
 
    Race windows, exactly (tests/progs/t-race measures them):
-   - appending: none that loses data; a writer that extends the file
-     between our fstat and our append gets our zeros after its data, and
-     the file ends up to 1 MiB longer than the range.
+   - appending (append-only files): none that loses data; a writer that
+     extends the file between our fstat and our append gets our zeros
+     after its data, and the file ends up to 1 MiB longer than the
+     range.
    - mapping, past the end of file: a writer that writes the last byte of
      the range between our fstat and our one-byte write there loses it.
    - mapping, O_DIRECT writers: a page we fault in is read before an
@@ -58,20 +65,21 @@
      only a size that is still ours).
 
    What the caller's descriptor cannot write, a descriptor of our own
-   writes: opened on /proc/thread-self/fd/N by a thread of ours whose
-   descriptor table is its own copy (unshare CLONE_FILES), so that closing
-   it drops none of the process's record locks.  That is needed for holes
-   inside the file through an O_WRONLY descriptor (it can neither be
-   mapped nor read), the writing way through an O_APPEND or O_DIRECT one
-   (the first appends whatever the offset, the second refuses one-byte
-   writes), a range starting past the end of file through an O_APPEND
-   one, space past the end of file through an O_DIRECT one, and past
-   2 GiB through a 32-bit program's descriptor without O_LARGEFILE.  Not
-   while the caller holds a lease (opening would break it), nor without
-   /proc: then EBADF.
+   writes: opened through /proc by a thread of ours whose descriptor
+   table is its own (fa-file.c), so that closing it drops none of the
+   process's record locks.  That is needed for holes inside the file
+   through an O_WRONLY descriptor (it can neither be mapped nor read),
+   the writing way through an O_APPEND or O_DIRECT one (the first
+   appends whatever the offset, the second refuses one-byte writes),
+   space past the end of file through an O_APPEND or O_DIRECT one, and
+   past 2 GiB through a 32-bit program's descriptor without O_LARGEFILE.
+   Not while the caller holds a lease (opening would break it), nor
+   without /proc: then EBADF.
 
    Past RLIMIT_FSIZE: SIGXFSZ and EFBIG before any write, as from the
-   kernel.
+   kernel.  Inside the file, holes at or past the limit are allocated by
+   the mapping way, as by the kernel; the writing way says EFBIG there
+   without writing (its write would raise SIGXFSZ).
 
    Failure part way (ENOSPC, EIO, EFBIG): the size we added is truncated
    away again, unless someone else has extended the file further; blocks
@@ -89,7 +97,9 @@
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/mman.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <fallocate.h>
 #include "fa-file.h"
@@ -148,6 +158,7 @@ struct fill
   int64_t size0;		/* the size before */
   int64_t made;			/* the size we made, or -1 if not ours */
   int64_t bs;			/* step of the writing way */
+  int64_t fsize;		/* RLIMIT_FSIZE, or -1 not asked yet */
   int map;			/* the mapping way, while it works */
   int checked;			/* that populating allocates */
   int writeback;		/* only once written back (ext2) */
@@ -190,8 +201,24 @@ populate (struct fill *fl, int64_t from, int64_t to)
   return 0;
 }
 
+/* RLIMIT_FSIZE, asked once per call, INT64_MAX if none.  */
+static int64_t
+limit (struct fill *fl)
+{
+  struct rlimit64 r;
+
+  if (fl->fsize < 0)
+    fl->fsize = getrlimit64 (RLIMIT_FSIZE, &r) == 0
+		&& r.rlim_cur < (rlim64_t) INT64_MAX ? (int64_t) r.rlim_cur
+		: INT64_MAX;
+  return fl->fsize;
+}
+
 /* Allocate each block of [from, to) that is a hole right now, by writing
-   one zero byte: the last byte of the block within the range.  */
+   one zero byte: the last byte of the block within the range.  A write
+   at or past RLIMIT_FSIZE raises SIGXFSZ, which kills, even inside the
+   file, where the kernel's fallocate allocates whatever the limit: we
+   say EFBIG instead (the mapping way has no limit there).  */
 static int
 fill_blocks (struct fill *fl, int64_t from, int64_t to)
 {
@@ -206,6 +233,8 @@ fill_blocks (struct fill *fl, int64_t from, int64_t to)
 
       if (hole < 0)
 	return errno;
+      if (hole && last >= limit (fl))
+	return EFBIG;
       if (hole && (err = __fa_write_zeros (&fl->f, last, 1, &done)))
 	return err;
     }
@@ -258,33 +287,61 @@ known (struct fill *fl)
   return __fa_holes_known (&fl->f);
 }
 
-/* Where holes cannot be found: whether the file's blocks cover its size,
-   so that it has no holes (exFAT has no sparse files at all); its
-   st_blocks in *BLOCKS.  */
+/* Where holes cannot be found: whether the filesystem cannot hold any
+   (st_blocks cannot tell: tmpfs and xfs count blocks kept past the end
+   of file, and a file may have those and holes both).  FAT and exFAT
+   store every byte up to the size, by the kernel's drivers; exfat-fuse
+   (fuseblk) is told by its device's boot sector, where the process can
+   read the device (root, the disk group), which /proc/self/mountinfo
+   names.  */
 static int
-dense (struct fill *fl, int64_t *blocks)
+solid (struct fill *fl)
 {
+  const struct fa_file *f = &fl->f;
+  char line[4096], dev[32], src[4096], sig[8];
+  unsigned long type = f->fs.f_type & 0xffffffffUL;
   struct stat64 st;
+  int found = 0;
 
-  if (fstat64 (fl->f.fd, &st) < 0)
+  if (type == 0x2011bab0 || type == 0x4d44)
+    return 1;
+  if (type != 0x65735546)
     return 0;
-  *blocks = st.st_blocks;
-  return st.st_blocks * 512 >= st.st_size;
+  FILE *m = fopen ("/proc/self/mountinfo", "re");
+  if (m == NULL)
+    return 0;
+  snprintf (dev, sizeof dev, " %u:%u ", major (f->st.st_dev),
+	    minor (f->st.st_dev));
+  while (!found && fgets (line, sizeof line, m))
+    {
+      char *p = strstr (line, dev), *q = strstr (line, " - fuseblk ");
+      found = p && q && p < q && sscanf (q + 11, "%4095s", src) == 1;
+    }
+  fclose (m);
+  if (!found)
+    return 0;
+  int d = open (src, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  found = d >= 0 && fstat64 (d, &st) == 0 && S_ISBLK (st.st_mode)
+	  && st.st_rdev == f->st.st_dev && pread64 (d, sig, 8, 3) == 8
+	  && memcmp (sig, "EXFAT   ", 8) == 0;
+  if (d >= 0)
+    close (d);
+  return found;
 }
 
 /* Whether the hole [from, to) is allocated now: it is no longer found
-   there, or, where holes cannot be found, st_blocks grew from BLOCKS (or
-   the file has no holes to grow into).  */
+   there, or, where holes cannot be found, st_blocks grew from BLOCKS.  */
 static int
 gone (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
 {
-  int64_t h = from, d = to, now = -1;
+  struct stat64 now;
+  int64_t h = from, d = to;
   int found;
 
   __fa_forget (&fl->f);
   found = __fa_next_hole (&fl->f, &h, &d);
   return found >= 0 ? found == 0 || h != from
-	 : dense (fl, &now) || now > blocks;
+	 : fstat64 (fl->f.fd, &now) == 0 && now.st_blocks > blocks;
 }
 
 /* The hole [from, to), inside the file, allocated.  Where holes cannot
@@ -321,14 +378,17 @@ holes (struct fill *fl, int64_t from, int64_t to, int64_t *count)
     {
       int64_t h = from, d = to, blocks = -1, err;
       int found = __fa_next_hole (&fl->f, &h, &d);
+      struct stat64 st;
 
       if (found < 0 && known (fl))
 	return errno;
-      /* A file without holes: writing into its blocks would allocate
-	 nothing, and only race with its writers (exfat-fuse: t-race lost
-	 a byte per 10,000 blocks).  */
-      if (found == 0 || (found < 0 && dense (fl, &blocks)))
+      /* A filesystem without holes: writing into a file's blocks would
+	 allocate nothing, and only race with its writers (exfat-fuse:
+	 t-race lost a byte per 10,000 blocks).  */
+      if (found == 0 || (found < 0 && solid (fl)))
 	break;
+      if (found < 0 && fstat64 (fl->f.fd, &st) == 0)
+	blocks = st.st_blocks;
       if (count)
 	*count += d - h;
       else if ((err = fill_hole (fl, h, d, blocks)))
@@ -338,22 +398,28 @@ holes (struct fill *fl, int64_t from, int64_t to, int64_t *count)
   return 0;
 }
 
-/* The part past the end of file through an O_APPEND descriptor, which
-   appends whatever offset it is given: the file grows to END where it
-   ends at that moment, so nothing a concurrent writer put there can be
-   overwritten.  A writer extending the file between our fstat and our
-   append makes the file end beyond END by the zeros we append after its
-   data: nothing of it is lost, and the size is no longer ours to
-   truncate on failure (made becomes -1).  */
+/* The part past the end of file through an O_APPEND descriptor that no
+   descriptor of our own can replace (an append-only file: chattr +a),
+   which appends whatever offset it is given: the file grows to END
+   where it ends at that moment, so nothing a concurrent writer put
+   there can be overwritten.  A writer extending the file between our
+   fstat and our append makes the file end beyond END by the zeros we
+   append after its data (two such calls at once, up to 1 MiB): nothing
+   of it is lost, and the size is no longer ours to truncate on failure
+   (made becomes -1).  A file that does not grow by what we append (a
+   FUSE server that drops writes) is EIO, not a reason to go on.  */
 static int
 append (struct fill *fl)
 {
   struct stat64 now;
+  int64_t want = fl->size0;
 
   while (fstat64 (fl->f.fd, &now) == 0)
     {
       if (now.st_size >= fl->end)
 	return 0;
+      if (now.st_size < want)
+	return EIO;
       size_t n = fl->end - now.st_size < CHUNK
 		 ? (size_t) (fl->end - now.st_size) : CHUNK, done;
       int err = __fa_write_zeros (&fl->f, now.st_size, n, &done);
@@ -362,6 +428,7 @@ append (struct fill *fl)
 	fl->made = now.st_size == fl->made ? now.st_size + (int64_t) done : -1;
       if (err)
 	return err;
+      want = now.st_size + (int64_t) done;
     }
   return errno;
 }
@@ -437,10 +504,7 @@ plan (struct fill *fl)
      changes anything; our writes would get there only after growing the
      file to the limit, and SIGXFSZ kills, so no undo would run.  grow's
      one write is the kernel's check itself.  */
-  struct rlimit64 r;
-  if (fl->end > fl->size0 && (!fl->map || (f->flags & O_APPEND))
-      && getrlimit64 (RLIMIT_FSIZE, &r) == 0 && r.rlim_cur != RLIM64_INFINITY
-      && (uint64_t) fl->end > r.rlim_cur)
+  if (fl->end > fl->size0 && !fl->map && fl->end > limit (fl))
     {
       raise (SIGXFSZ);
       return EFBIG;
@@ -455,20 +519,13 @@ plan (struct fill *fl)
     room = (uint64_t) f->fs.f_bfree
 	   * (uint64_t) (f->fs.f_frsize ? f->fs.f_frsize : f->fs.f_bsize);
   /* The holes inside the file, at most all of the range there; counted
-     only where the count decides.  Without FIEMAP, st_blocks bounds
-     them.  */
-  if ((uint64_t) (inside + tail) > room)
+     only where the count decides, and where they cannot be found, all
+     of it is (st_blocks cannot bound them: see solid).  */
+  if ((uint64_t) (inside + tail) > room && known (fl))
     {
-      int64_t sparse = fl->size0 - f->st.st_blocks * 512;
-
-      if (known (fl))
-	{
-	  inside = 0;
-	  if ((err = holes (fl, fl->off, lim, &inside)))
-	    return err;
-	}
-      else if (sparse < inside)
-	inside = sparse > 0 ? sparse : 0;
+      inside = 0;
+      if ((err = holes (fl, fl->off, lim, &inside)))
+	return err;
     }
   if ((uint64_t) (inside + tail) > room)
     return ENOSPC;
@@ -488,7 +545,10 @@ needs_own (struct fill *fl)
     return 1;
   if (O_LARGEFILE != 0 && !(f->flags & O_LARGEFILE) && fl->end > INT32_MAX)
     return 1;
-  if ((f->flags & O_APPEND) && fl->off > fl->size0)
+  /* An append lands wherever the file ends by then: two processes
+     appending at once would each add their part.  Past the end of file
+     we write at exact offsets, as through any other descriptor.  */
+  if ((f->flags & O_APPEND) && past)
     return 1;
   if (fl->map || lim <= fl->off
       || !((f->flags & O_APPEND) || (f->flags & O_ACCMODE) != O_RDWR))
@@ -549,6 +609,11 @@ fill (struct fill *fl)
   if ((err = plan (fl)))
     return err;
   err = needs_own (fl) ? __fa_own (&fl->f, run_own, fl) : run (fl);
+  /* Every write succeeded, yet the file does not reach the end: a FUSE
+     server that accepts writes and drops them.  */
+  if (!err && fl->end > fl->size0 && (fstat64 (fl->f.fd, &now) < 0
+				      || now.st_size < fl->end))
+    err = EIO;
   if (err && fl->made > fl->size0 && fstat64 (fl->f.fd, &now) == 0
       && now.st_size == fl->made)
     ftruncate64 (fl->f.fd, fl->size0);
@@ -558,7 +623,7 @@ fill (struct fill *fl)
 int
 __fa_fill (int fd, int64_t off, int64_t len)
 {
-  struct fill fl = { .off = off };
+  struct fill fl = { .off = off, .fsize = -1 };
   int err = __fa_check (fd, 0, off, len, &fl.f);
 
   if (err)

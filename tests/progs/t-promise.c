@@ -1,0 +1,638 @@
+/* t-promise DIR ERRNO [nounshare|docker]: promises of the fallback that
+   an outside review broke (issue 15), each a case that failed before.
+   The program makes its own files first (some need the real fallocate:
+   blocks kept past the end of file), then makes fallocate fail with
+   ERRNO (ENOSYS or EOPNOTSUPP) for itself, and with "nounshare" or
+   "docker" also refuses unshare (EPERM) and, with "docker", answers
+   clone3 with ENOSYS, as Docker's default profile does.
+
+   Dynamic, so that its pthread_mutex_lock, pthread_mutex_unlock,
+   pwrite64 and madvise are the ones libfallocate calls:
+   - keep: a file with a hole inside and blocks kept past its end
+     (KEEP_SIZE), whose st_blocks covers its size: the hole allocated;
+   - handler: a signal whose handler calls posix_fallocate on a file of
+     the same lock stripe, raised in every gap of the lock (inside the
+     interposed mutex calls, if the library uses them) and at random for
+     two seconds from another thread: no call waits for itself;
+   - xfsz: past RLIMIT_FSIZE through an O_RDWR|O_DIRECT descriptor,
+     EFBIG and SIGXFSZ in the calling thread, as from the kernel;
+   - fsize inside: RLIMIT_FSIZE below the file's size, holes above the
+     limit: allocated (the kernel's answer) or EFBIG, never SIGXFSZ;
+   - own: O_WRONLY, O_WRONLY|O_APPEND with a hole inside, O_RDWR|O_DIRECT
+     past the end of file (descriptors of the library's own): allocated,
+     data kept;
+   - mode 0400: a file whose mode changed to 0400 since the caller opened it
+     O_WRONLY, with a hole inside: allocated all the same;
+   - pipe: a pipe that another thread closes while a call works through
+     a descriptor of its own reaches EOF at its reader during the call;
+   - two processes: each posix_fallocate (fd, 0, 16.5 MiB) through
+     O_WRONLY|O_APPEND descriptors on one empty file, their writes made
+     in step: the size is exactly 16.5 MiB.  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <fallocate.h>
+#include "tcheck.h"
+#include "fa-deny.h"
+
+#define MiB (1 << 20)
+
+static const char *dir;
+static pid_t main_tid;
+
+static pid_t
+tid (void)
+{
+  return (pid_t) syscall (SYS_gettid);
+}
+
+/* A new file whose inode shares FD's lock stripe (ino % 16), or, if
+   none comes in 64 tries, any new file.  The others are removed only
+   once it is found, or their inode numbers would come back.  */
+static int
+same_stripe (int fd, char *path, size_t size)
+{
+  struct stat64 a, b;
+  char name[32], other[4096];
+  int found = -1, i;
+
+  fstat64 (fd, &a);
+  for (i = 0; i < 64 && found < 0; i++)
+    {
+      snprintf (name, sizeof name, "stripe%d", i);
+      int f = t_create (dir, name, path, size);
+      if (i == 63 || (fstat64 (f, &b) == 0 && b.st_ino % 16 == a.st_ino % 16))
+	found = f;
+      else
+	close (f);
+    }
+  for (int j = 0; j < i - 1; j++)
+    {
+      snprintf (other, sizeof other, "%s/stripe%d", dir, j);
+      unlink (other);
+    }
+  return found;
+}
+
+/* Run FN in a child under a deadline of SECS: its exit status, or -1 if
+   it hung (killed) or died of a signal.  */
+static int
+in_child (int (*fn) (void), int secs)
+{
+  pid_t pid = fork ();
+  int st;
+
+  if (pid == 0)
+    {
+      int r = fn ();
+      fflush (stdout);
+      _exit (r);
+    }
+  for (int i = 0; i < secs * 20 && waitpid (pid, &st, WNOHANG) == 0; i++)
+    usleep (50000);
+  if (waitpid (pid, &st, WNOHANG) == 0)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, &st, 0);
+      return -1;
+    }
+  return WIFEXITED (st) ? WEXITSTATUS (st) : -1;
+}
+
+/* keep */
+
+static int keep_fd = -1;
+static char keep_path[4096];
+
+/* Made before the filter: blocks kept past the end of file.  */
+static void
+keep_make (void)
+{
+  int fd = t_create (dir, "keep", keep_path, sizeof keep_path);
+
+  t_put (fd, 0, 256 << 10, 1);
+  t_put (fd, 768 << 10, 256 << 10, 2);
+  if (fallocate64 (fd, FALLOC_FL_KEEP_SIZE, MiB, MiB) < 0)
+    t_unsupported ("keep: FALLOC_FL_KEEP_SIZE here: %s", strerror (errno));
+  else if (t_alloc (fd) < t_size (fd))
+    t_unsupported ("keep: st_blocks does not cover the size (%lld of %lld)",
+		   (long long) t_alloc (fd), (long long) t_size (fd));
+  else
+    {
+      keep_fd = fd;
+      return;
+    }
+  close (fd);
+  unlink (keep_path);
+}
+
+static void
+keep (void)
+{
+  if (keep_fd < 0)
+    return;
+  int e = posix_fallocate64 (keep_fd, 0, MiB);
+  t_ok (e == 0 && t_nohole (keep_fd, 0, MiB), "keep: the hole of a file "
+	"whose st_blocks covers its size allocated (posix_fallocate %d)", e);
+  t_ok (t_same (keep_fd, 0, 256 << 10, 1)
+	&& t_same (keep_fd, 768 << 10, 256 << 10, 2)
+	&& t_zero (keep_fd, 256 << 10, 512 << 10), "keep: data kept");
+  close (keep_fd);
+  unlink (keep_path);
+}
+
+/* handler */
+
+static int handler_fd, big_fd;
+static volatile sig_atomic_t armed, raised, handled, handler_fail;
+
+static void
+on_usr1 (int sig)
+{
+  (void) sig;
+  int save = errno;
+  handled++;
+  if (posix_fallocate64 (handler_fd, 0, 4096) != 0)
+    handler_fail++;
+  errno = save;
+}
+
+/* The library's mutex calls, if it makes any: the signal lands right
+   after the lock is taken and right before it is let go.  */
+int
+pthread_mutex_lock (pthread_mutex_t *m)
+{
+  static int (*real) (pthread_mutex_t *);
+  if (!real)
+    real = (int (*) (pthread_mutex_t *)) dlsym (RTLD_NEXT,
+						"pthread_mutex_lock");
+  int r = real (m);
+  if (armed && tid () == main_tid)
+    {
+      raised++;
+      raise (SIGUSR1);
+    }
+  return r;
+}
+
+int
+pthread_mutex_unlock (pthread_mutex_t *m)
+{
+  static int (*real) (pthread_mutex_t *);
+  if (!real)
+    real = (int (*) (pthread_mutex_t *)) dlsym (RTLD_NEXT,
+						"pthread_mutex_unlock");
+  if (armed && tid () == main_tid)
+    {
+      raised++;
+      raise (SIGUSR1);
+    }
+  return real (m);
+}
+
+static int
+gaps (void)
+{
+  main_tid = tid ();		/* in a child */
+  for (int i = 0; i < 20; i++)
+    {
+      armed = 1;
+      int r = posix_fallocate64 (big_fd, 0, (int64_t) (i + 1) * 8192);
+      armed = 0;
+      if (r || handler_fail)
+	return 2;
+    }
+  return 0;
+}
+
+static atomic_int stop;
+
+static void *
+shooter (void *arg)
+{
+  pthread_t target = *(pthread_t *) arg;
+  struct timespec ts = { 0, 20000 };
+
+  while (!atomic_load (&stop))
+    {
+      pthread_kill (target, SIGUSR1);
+      ts.tv_nsec = 1000 + rand () % 50000;
+      nanosleep (&ts, NULL);
+    }
+  return NULL;
+}
+
+static int
+storm (void)
+{
+  pthread_t self = pthread_self (), t;
+  time_t end = time (NULL) + 2;
+  int64_t size = 0;
+  int bad = 0;
+
+  pthread_create (&t, NULL, shooter, &self);
+  while (time (NULL) < end && !bad)
+    {
+      /* Up to 4 MiB: the test's filesystems are small.  */
+      size = (size + 1 + rand () % 9000) % (4 * MiB) + 1;
+      bad = posix_fallocate64 (big_fd, 0, size);
+    }
+  atomic_store (&stop, 1);
+  pthread_join (t, NULL);
+  printf ("# storm: %d signals handled, %d handler calls failed, last "
+	  "call %d\n", (int) handled, (int) handler_fail, bad);
+  return bad || handler_fail || handled == 0 ? 2 : 0;
+}
+
+static void
+handler (void)
+{
+  char p1[4096], p2[4096];
+  struct sigaction sa = { .sa_handler = on_usr1 };
+
+  big_fd = t_create (dir, "sigbig", p1, sizeof p1);
+  handler_fd = same_stripe (big_fd, p2, sizeof p2);
+  sigaction (SIGUSR1, &sa, NULL);
+  int r = in_child (gaps, 30);
+  t_ok (r == 0, "handler: a signal in each gap of the lock: no call waits "
+	"for itself (%s)", r < 0 ? "hung" : r ? "failed" : "returned");
+  ftruncate (big_fd, 0);
+  r = in_child (storm, 60);
+  t_ok (r == 0, "handler: signals at random for 2 s, the handler calling: "
+	"no call waits for itself (%s)", r < 0 ? "hung" : r ? "failed"
+	: "returned");
+  signal (SIGUSR1, SIG_DFL);
+  close (big_fd);
+  close (handler_fd);
+  unlink (p1);
+  unlink (p2);
+}
+
+/* xfsz, fsize inside */
+
+static volatile sig_atomic_t xfsz_tid;
+
+static void
+on_xfsz (int sig)
+{
+  (void) sig;
+  xfsz_tid = tid ();
+}
+
+static int xfsz_fd;
+
+static int
+xfsz_child (void)
+{
+  struct rlimit r = { MiB, RLIM_INFINITY };
+  struct sigaction sa = { .sa_handler = on_xfsz };
+
+  sigaction (SIGXFSZ, &sa, NULL);
+  setrlimit (RLIMIT_FSIZE, &r);
+  int e = posix_fallocate64 (xfsz_fd, 0, 2 * MiB);
+  printf ("# xfsz: posix_fallocate %d, SIGXFSZ in thread %d (caller %d)\n",
+	  e, (int) xfsz_tid, (int) tid ());
+  return !(e == EFBIG && xfsz_tid == tid () && t_size (xfsz_fd) == 0);
+}
+
+static void
+xfsz (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "xfsz", path, sizeof path);
+
+  close (fd);
+  xfsz_fd = open (path, O_RDWR | O_DIRECT);
+  if (xfsz_fd < 0)
+    t_unsupported ("xfsz: O_DIRECT here: %s", strerror (errno));
+  else
+    {
+      int r = in_child (xfsz_child, 60);
+      t_ok (r == 0, "xfsz: past RLIMIT_FSIZE through O_RDWR|O_DIRECT: EFBIG "
+	    "and SIGXFSZ in the calling thread");
+      close (xfsz_fd);
+    }
+  unlink (path);
+}
+
+static int
+inside_child (void)
+{
+  struct rlimit r = { 2 * MiB, RLIM_INFINITY };
+  int fd = xfsz_fd;
+
+  signal (SIGXFSZ, SIG_DFL);
+  setrlimit (RLIMIT_FSIZE, &r);
+  int e = posix_fallocate64 (fd, 0, 8 * MiB);
+  printf ("# fsize inside: posix_fallocate %d\n", e);
+  if (e == 0)
+    return !t_nohole (fd, 0, 8 * MiB);
+  return e != EFBIG;
+}
+
+static void
+fsize_inside (int flags)
+{
+  char path[4096];
+  int fd = t_create (dir, "inside", path, sizeof path);
+
+  t_put (fd, 0, MiB, 3);
+  t_put (fd, 6 * MiB, 2 * MiB, 4);
+  xfsz_fd = open (path, flags);
+  int r = in_child (inside_child, 120);
+  t_ok (r == 0, "fsize inside (%s): RLIMIT_FSIZE below the size, holes "
+	"above it: allocated or EFBIG, no SIGXFSZ (%s)",
+	flags == O_RDWR ? "O_RDWR" : "O_WRONLY", r < 0 ? "killed" : "");
+  t_ok (t_same (fd, 0, MiB, 3) && t_same (fd, 6 * MiB, 2 * MiB, 4)
+	&& t_size (fd) == 8 * MiB, "fsize inside: data and size kept");
+  close (xfsz_fd);
+  close (fd);
+  unlink (path);
+}
+
+/* own, pipe */
+
+static void
+own (const char *how, int flags, int64_t off, int64_t len)
+{
+  char path[4096];
+  int fd = t_create (dir, "own", path, sizeof path);
+
+  t_put (fd, 0, 64 << 10, 5);
+  t_put (fd, 1 * MiB, 64 << 10, 6);
+  int cfd = open (path, flags);
+  if (cfd < 0)
+    {
+      t_unsupported ("own %s: %s", how, strerror (errno));
+      close (fd);
+      unlink (path);
+      return;
+    }
+  int e = posix_fallocate64 (cfd, off, len);
+  int64_t end = off + len > (1 * MiB + (64 << 10)) ? off + len
+		: 1 * MiB + (64 << 10);
+  t_ok (e == 0 && t_nohole (fd, off, len) && t_size (fd) == end,
+	"own %s: allocated (posix_fallocate %d)", how, e);
+  t_ok (t_same (fd, 0, 64 << 10, 5) && t_same (fd, 1 * MiB, 64 << 10, 6),
+	"own %s: data kept", how);
+  close (cfd);
+  close (fd);
+  unlink (path);
+}
+
+/* A file whose mode no longer lets its owner open it for writing, with
+   a hole, through an O_WRONLY descriptor opened before: the library's
+   own descriptor must then be a copy of the caller's.  As nobody, in a
+   child (root opens anything).  */
+static int
+mode_child (void)
+{
+  char path[4096];
+
+  snprintf (path, sizeof path, "%s/nobody/mode", dir);
+  if (setgid (65534) < 0 || setuid (65534) < 0)
+    return 3;
+  int fd = open (path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  struct stat st;
+  if (fd < 0)
+    return 4;
+  t_put (fd, 0, 64 << 10, 9);
+  t_put (fd, MiB, 64 << 10, 10);
+  int w = open (path, O_WRONLY);
+  /* ntfs-3g, mounted without the permissions option, keeps 0777.  */
+  if (fchmod (fd, 0400) < 0 || fstat (fd, &st) < 0
+      || (st.st_mode & 0777) != 0400)
+    {
+      unlink (path);
+      return 4;
+    }
+  int e = posix_fallocate64 (w, 0, 2 * MiB);
+  fchmod (fd, 0600);
+  t_ok (e == 0 && t_nohole (fd, 0, 2 * MiB) && t_same (fd, 0, 64 << 10, 9)
+	&& t_same (fd, MiB, 64 << 10, 10), "mode 0400: a hole through an "
+	"O_WRONLY descriptor allocated, data kept (posix_fallocate %d)", e);
+  unlink (path);
+  return e == 0 ? 0 : 1;
+}
+
+static void
+mode (void)
+{
+  char sub[4096];
+
+  if (geteuid () != 0)
+    {
+      t_unsupported ("mode 0400: needs root to become nobody");
+      return;
+    }
+  snprintf (sub, sizeof sub, "%s/nobody", dir);
+  mkdir (sub, 0777);
+  chmod (sub, 0777);
+  fflush (stdout);
+  int r = in_child (mode_child, 60);
+  if (r == 3)
+    t_unsupported ("mode 0400: cannot become nobody");
+  else if (r == 4)
+    t_unsupported ("mode 0400: nobody cannot make a file of mode 0400 "
+		   "here");
+  else
+    t_ok (r == 0, "mode 0400: the child's checks passed");
+  rmdir (sub);
+}
+
+/* two processes */
+
+static atomic_int *step;		/* shared: each process's writes */
+static int in_step = -1;		/* this process's index, or -1 */
+
+/* Before each write of a call, wait (200 ms at most) until the other
+   process has made as many: their fstat and write come in step.  */
+static void
+lockstep (void)
+{
+  if (in_step < 0)
+    return;
+  int mine = atomic_fetch_add (&step[in_step], 1) + 1;
+  for (int i = 0; i < 200 && atomic_load (&step[!in_step]) < mine; i++)
+    usleep (1000);
+}
+
+static int pipe_r, pipe_w;
+static atomic_int pipe_state;		/* 1 asked, 2 EOF seen, 3 not */
+static atomic_int hooked;
+
+/* Called from the library's writes and faults: in a thread of its own,
+   once, the pipe is closed by another thread and its reader asked.  */
+static void
+hook (void)
+{
+  if (!atomic_load (&hooked) || tid () == main_tid
+      || atomic_exchange (&hooked, 0) == 0)
+    return;
+  atomic_store (&pipe_state, 1);
+  for (int i = 0; i < 500 && atomic_load (&pipe_state) == 1; i++)
+    usleep (10000);
+}
+
+ssize_t
+pwrite64 (int fd, const void *buf, size_t n, off64_t off)
+{
+  hook ();
+  if (n > 0)
+    lockstep ();
+  return (ssize_t) syscall (SYS_pwrite64, fd, buf, n, off);
+}
+
+ssize_t
+pwrite (int fd, const void *buf, size_t n, off_t off)
+{
+  return pwrite64 (fd, buf, n, off);
+}
+
+int
+madvise (void *p, size_t n, int advice)
+{
+  hook ();
+  return (int) syscall (SYS_madvise, p, n, advice);
+}
+
+static void *
+closer (void *arg)
+{
+  (void) arg;
+  while (atomic_load (&pipe_state) == 0)
+    usleep (1000);
+  if (atomic_load (&pipe_state) != 1)
+    return NULL;
+  close (pipe_w);
+  struct pollfd p = { pipe_r, POLLIN, 0 };
+  char c;
+  int eof = poll (&p, 1, 2000) == 1 && read (pipe_r, &c, 1) == 0;
+  atomic_store (&pipe_state, eof ? 2 : 3);
+  return NULL;
+}
+
+static void
+pipe_eof (void)
+{
+  char path[4096];
+  int fds[2];
+  pthread_t t;
+  int fd = t_create (dir, "pipe", path, sizeof path);
+
+  t_put (fd, 0, 4096, 7);
+  t_put (fd, 4 * MiB, 4096, 8);
+  int wfd = open (path, O_WRONLY);
+  pipe (fds);
+  pipe_r = fds[0], pipe_w = fds[1];
+  atomic_store (&pipe_state, 0);
+  atomic_store (&hooked, 1);
+  pthread_create (&t, NULL, closer, NULL);
+  int e = posix_fallocate64 (wfd, 0, 4 * MiB);
+  int state = atomic_load (&pipe_state);
+  if (state == 0)
+    atomic_store (&pipe_state, 4);
+  atomic_store (&hooked, 0);
+  pthread_join (t, NULL);
+  if (state == 0)
+    t_unsupported ("pipe: the call wrote nothing in a thread of its own "
+		   "(posix_fallocate %d)", e);
+  else
+    t_ok (e == 0 && state == 2, "pipe: closed by another thread during a "
+	  "call, EOF at its reader during the call (posix_fallocate %d)", e);
+  close (pipe_r);
+  if (state == 0)
+    close (pipe_w);
+  close (wfd);
+  close (fd);
+  unlink (path);
+}
+
+static int
+two (void)
+{
+  char path[4096];
+  int bad = 0, fd = t_create (dir, "two", path, sizeof path);
+  int64_t len = 16 * MiB + MiB / 2;
+
+  step = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+	       -1, 0);
+  for (int round = 0; round < 3 && !bad; round++)
+    {
+      ftruncate (fd, 0);
+      step[0] = step[1] = 0;
+      pid_t pid[2];
+      for (int k = 0; k < 2; k++)
+	if ((pid[k] = fork ()) == 0)
+	  {
+	    int afd = open (path, O_WRONLY | O_APPEND);
+	    in_step = k;
+	    _exit (posix_fallocate64 (afd, 0, len));
+	  }
+      for (int k = 0; k < 2; k++)
+	{
+	  int st;
+	  waitpid (pid[k], &st, 0);
+	  bad |= !WIFEXITED (st) || WEXITSTATUS (st) != 0;
+	}
+      if (t_size (fd) != len)
+	{
+	  printf ("# two processes: size %lld\n", (long long) t_size (fd));
+	  bad = 1;
+	}
+    }
+  close (fd);
+  unlink (path);
+  return bad;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc < 3)
+    {
+      fprintf (stderr, "usage: t-promise DIR ENOSYS|EOPNOTSUPP "
+	       "[nounshare|docker]\n");
+      return 2;
+    }
+  dir = argv[1];
+  main_tid = tid ();
+  keep_make ();
+  if (fa_deny_fallocate (strcmp (argv[2], "ENOSYS") == 0 ? ENOSYS
+			 : EOPNOTSUPP) < 0
+      || (argc > 3 && fa_deny_container (strcmp (argv[3], "docker") == 0)
+	  < 0))
+    {
+      perror ("t-promise: seccomp");
+      return 2;
+    }
+  keep ();
+  handler ();
+  xfsz ();
+  fsize_inside (O_RDWR);
+  fsize_inside (O_WRONLY);
+  own ("O_WRONLY, hole inside", O_WRONLY, 0, 1 * MiB + (64 << 10));
+  own ("O_WRONLY|O_APPEND, hole inside", O_WRONLY | O_APPEND, 0,
+       1 * MiB + (64 << 10));
+  own ("O_RDWR|O_DIRECT past the end", O_RDWR | O_DIRECT, 0, 4 * MiB);
+  pipe_eof ();
+  mode ();
+  t_ok (two () == 0, "two processes appending: size exactly 16.5 MiB");
+  return t_done ();
+}
