@@ -12,8 +12,9 @@
      (KEEP_SIZE), whose st_blocks covers its size: the hole allocated;
    - handler: a signal whose handler calls posix_fallocate on a file of
      the same lock stripe, raised in every gap of the lock (inside the
-     interposed mutex calls, if the library uses them) and at random for
-     two seconds from another thread: no call waits for itself;
+     interposed mutex and pthread_once calls, if the library makes them,
+     the first call of the process among them) and at random for two
+     seconds from another thread: no call waits for itself;
    - xfsz: past RLIMIT_FSIZE through an O_RDWR|O_DIRECT descriptor,
      EFBIG and SIGXFSZ in the calling thread, as from the kernel;
    - fsize inside: RLIMIT_FSIZE below the file's size, holes above the
@@ -204,6 +205,34 @@ pthread_mutex_unlock (pthread_mutex_t *m)
       raise (SIGUSR1);
     }
   return real (m);
+}
+
+/* And a pthread_once of the lock's, if it takes one: the signal lands
+   while its routine runs (the first call of the process).  */
+static void (*once_routine) (void);
+
+static void
+once_then_raise (void)
+{
+  once_routine ();
+  if (armed && tid () == main_tid)
+    {
+      raised++;
+      raise (SIGUSR1);
+    }
+}
+
+int
+pthread_once (pthread_once_t *once, void (*routine) (void))
+{
+  static int (*real) (pthread_once_t *, void (*) (void));
+  if (!real)
+    real = (int (*) (pthread_once_t *, void (*) (void)))
+	   dlsym (RTLD_NEXT, "pthread_once");
+  if (!armed || tid () != main_tid)
+    return real (once, routine);
+  once_routine = routine;
+  return real (once, once_then_raise);
 }
 
 static int
@@ -622,8 +651,9 @@ main (int argc, char **argv)
       perror ("t-promise: seccomp");
       return 2;
     }
-  keep ();
+  /* First: the process's first fallback call is among the gaps.  */
   handler ();
+  keep ();
   xfsz ();
   fsize_inside (O_RDWR);
   fsize_inside (O_WRONLY);

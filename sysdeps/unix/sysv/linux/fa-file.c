@@ -127,8 +127,11 @@ __fa_unwritable (const struct fa_file *f)
    naming the holder are one compare-and-swap, letting it go one store,
    and a handler, wherever it interrupts, finds the word either free or
    naming its own thread (a mutex with its holder recorded beside it
-   leaves a gap on each side where the handler waits for itself).  A
-   child forked while another thread held a lock gets them all free.  */
+   leaves a gap on each side where the handler waits for itself).
+   Nothing else is taken on the way, not even a pthread_once (a handler
+   interrupting its first run waits for itself).  A child forked while
+   another thread held a lock finds its holder gone from the process
+   (tgkill says ESRCH) and takes it over.  */
 #define STRIPES 16
 static struct
 {
@@ -136,29 +139,12 @@ static struct
   int waiters;			/* threads asleep on owner, or about to be */
 } stripe[STRIPES];
 
-static void
-forked (void)
-{
-  memset (stripe, 0, sizeof stripe);
-}
-
-/* At the first call, not when the library is loaded: preloading it
-   into every program of a session must cost no more than loading it.  */
-static void
-once (void)
-{
-  pthread_atfork (NULL, NULL, forked);
-}
-
 void
 __fa_lock (struct fa_file *f)
 {
   int i = (int) (f->st.st_ino % STRIPES);
   int self = (int) syscall (SYS_gettid), held = 0;
 
-  static pthread_once_t ready = PTHREAD_ONCE_INIT;
-
-  pthread_once (&ready, once);
   pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &f->cancel);
   f->locked = 0;
   while (!__atomic_compare_exchange_n (&stripe[i].owner, &held, self, 0,
@@ -166,6 +152,9 @@ __fa_lock (struct fa_file *f)
     {
       if (held == self)
 	return;
+      /* Held by a thread of the parent we were forked from.  */
+      if (syscall (SYS_tgkill, getpid (), held, 0) < 0 && errno == ESRCH)
+	continue;
       /* Asleep only while the word still names HELD; __fa_unlock wakes
 	 a sleeper it can see, and one it cannot see finds the word
 	 changed and does not sleep.  */
