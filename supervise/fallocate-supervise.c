@@ -22,19 +22,24 @@
    record locks: they belong to the caller's descriptor table, not to
    ours.
 
-   Threads: each one waits for a notification and answers it, and SPARE
-   more wait meanwhile, so a long fill never holds up other calls.  The fallback's mapping way holds
-   this process's mmap lock for reading while it faults a window in:
-   anything that maps memory meanwhile (a thread stack from mmap, first
-   of all) waits for that, and every page fault of every thread waits
-   behind it.  So the threads' stacks are carved out of one mapping
-   made at the start, their pages touched when they start, and threads
-   never end (as many as calls were ever answered at once, and SPARE);
-   all use one malloc arena (each new one would be mapped); a thread that takes
-   a call and leaves fewer than SPARE waiting starts another only once
-   it has answered.  So a call answered while a fill runs maps nothing,
-   and a fill holds up only what maps memory: another fill's window and
-   the start of a thread.
+   Threads (the pool's rule): each one waits for a notification and
+   answers it; one that takes a call and leaves no other waiting starts
+   another before it answers.  So there is always a thread waiting for
+   the next call, whatever the number in flight: a call never waits for
+   another call's fill, and a supervised program whose answer needs
+   another of its calls answered (a FUSE server under the filter, whose
+   fallocate handler calls fallocate) never deadlocks.  There is no cap:
+   a cap would bring both back.  The fallback's mapping way holds this
+   process's mmap lock for reading while it faults a window in: anything
+   that maps memory meanwhile (a thread stack from mmap, first of all)
+   waits for that, and every page fault of every thread waits behind
+   it.  So the threads' stacks are carved out of one mapping made at
+   the start, their pages touched when they start, and threads never end
+   (as many as calls were ever answered at once, and one); all use one
+   malloc arena (each new one would be mapped).  So starting a thread
+   maps nothing while fewer than STACKS have been started, and a fill
+   holds up only what maps memory: another fill's window, and past
+   STACKS threads the start of one.
 
    This process exits when COMMAND has exited and no process under the
    filter is left (the listener hangs up), with COMMAND's status.  If it
@@ -83,9 +88,9 @@
 #define STACKS 256
 #define STACK (256 << 10)
 #define TOUCHED (32 << 10)
-/* Threads kept waiting for calls, at least: a call that comes while
-   another is answered finds one ready.  */
-#define SPARE 2
+/* Threads started with the supervisor: the first call, and one coming
+   while it is answered, find one waiting.  */
+#define FIRST 2
 /* What the exit status says when COMMAND could not be run.  */
 #define CANNOT 126
 
@@ -303,7 +308,7 @@ worker (void *arg)
   for (;;)
     {
       struct seccomp_notif req;
-      int r, err, more;
+      int r, err, last;
 
       pthread_mutex_lock (&mu);
       idle++;
@@ -315,7 +320,7 @@ worker (void *arg)
       idle--;
       if (r == 0)
 	busy++;
-      more = r == 0 && idle < SPARE;
+      last = r == 0 && idle == 0;
       pthread_mutex_unlock (&mu);
       if (r < 0)
 	{
@@ -325,11 +330,12 @@ worker (void *arg)
 	    continue;
 	  break;
 	}
-      answer (&req);
-      /* Fewer than SPARE threads wait: one more, now that the answer
-	 is out (creating a thread can wait for a fill's mmap lock).  */
-      if (more)
+      /* No other thread waits: one more, before answering (the pool's
+	 rule, at the top of this file).  Two threads taking calls at once
+	 may both start one: one too many, never one too few.  */
+      if (last)
 	start_worker ();
+      answer (&req);
       pthread_mutex_lock (&mu);
       if (--busy == 0)
 	pthread_cond_broadcast (&quiet);
@@ -592,7 +598,7 @@ main (int argc, char **argv)
 #ifdef M_ARENA_MAX		/* glibc's; musl's malloc has no arenas */
   mallopt (M_ARENA_MAX, 1);
 #endif
-  for (int i = 0; i < SPARE + 1; i++)
+  for (int i = 0; i < FIRST; i++)
     if ((err = start_worker ()) != 0)
       {
 	cannot ("pthread_create", err);
