@@ -95,7 +95,11 @@
 #define CANNOT 126
 
 static int listener;
-static volatile pid_t child;
+/* Where forwarded signals go (forward): COMMAND's process group, or
+   COMMAND, or nowhere (0).  */
+static volatile pid_t target;
+/* Whether COMMAND has a process group of its own (own_group).  */
+static int own;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t quiet = PTHREAD_COND_INITIALIZER;
@@ -344,18 +348,38 @@ worker (void *arg)
   return NULL;
 }
 
-/* Signals sent to this process with kill (not those of the terminal,
-   which COMMAND gets too) go on to COMMAND.  */
+/* Signals passed on to COMMAND.  */
 static const int forwarded[] = {
   SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2
 };
 
+/* Whether COMMAND gets a process group of its own: yes, unless this
+   process is in its terminal's foreground group.  Then a signal sent to
+   our group (kill -TERM -PGID, timeout's kill (0)) reaches COMMAND once,
+   from us, not twice; and once COMMAND has exited, one sent to us still
+   reaches what it left behind in its group, for which we wait.  In the
+   foreground, COMMAND stays in our group, so that the terminal's job
+   control (stopping, the foreground) works on both.  */
+static int
+own_group (void)
+{
+  int fd = open ("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC), fg;
+
+  if (fd < 0)
+    return 1;
+  fg = tcgetpgrp (fd) == getpgrp ();
+  close (fd);
+  return !fg;
+}
+
+/* In our group COMMAND gets the terminal's signals itself; sent with
+   kill to us alone, they are passed on.  */
 static void
 forward (int sig, siginfo_t *si, void *uc)
 {
   (void) uc;
-  if (si->si_code != SI_KERNEL && child > 0)
-    kill (child, sig);
+  if (target != 0 && (own || si->si_code != SI_KERNEL))
+    kill (target, sig);
 }
 
 /* What the kernel refused, for a user.  */
@@ -387,6 +411,8 @@ run (int sock, char **argv, const sigset_t *mask,
   sigaction (SIGXFSZ, xfsz, NULL);
   sigaction (SIGPIPE, pipe, NULL);
   sigprocmask (SIG_SETMASK, mask, NULL);
+  if (own)
+    setpgid (0, 0);
   lfd = install_filter ();
   if (lfd < 0)
     err = errno;
@@ -541,6 +567,7 @@ main (int argc, char **argv)
       perror (ME ": socketpair");
       return CANNOT;
     }
+  own = own_group ();
   pid = fork ();
   if (pid < 0)
     {
@@ -553,6 +580,8 @@ main (int argc, char **argv)
       run (sv[1], argv + 1, &mask, &xfsz, &pipe);
     }
   close (sv[1]);
+  if (own)
+    setpgid (pid, pid);		/* as the child does: whichever runs first */
   listener = receive (sv[0], &err);
   if (listener < 0)
     {
@@ -584,7 +613,7 @@ main (int argc, char **argv)
     }
   close (probe);
 
-  child = pid;
+  target = own ? -pid : pid;
   for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
     {
       struct sigaction sa;
@@ -612,14 +641,17 @@ main (int argc, char **argv)
   close (sv[0]);
 
   /* COMMAND's end: known before the child is reaped, so that a signal
-     is never forwarded to a reused process id.  */
+     is never forwarded to a reused process id.  Its group's id stays
+     valid while anything is left in the group (to go astray once it is
+     empty, the process ids would have to wrap around meanwhile).  */
   while (waitid (P_PID, (id_t) pid, &info, WEXITED | WNOWAIT) < 0)
     if (errno != EINTR)
       {
 	perror (ME ": waitid");
 	exit (CANNOT);
       }
-  child = 0;
+  if (!own)
+    target = 0;
   while (waitpid (pid, &status, 0) < 0)
     if (errno != EINTR)
       {

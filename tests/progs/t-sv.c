@@ -30,6 +30,9 @@
                                    into its call; then raw mode 0 over
                                    1 MiB succeeds and FILE's size is the
                                    one before or LEN, nothing between
+   t-sv signals READY              count SIGTERMs: create READY, wait up
+                                   to 30 s for one, then 2 s more, and
+                                   print "signals N"
 
    Each call also prints "pid PID", for the trace.  */
 #define _GNU_SOURCE
@@ -339,6 +342,40 @@ killed (const char *path, long len)
   return failures ? 1 : 0;
 }
 
+static volatile sig_atomic_t signals;
+
+static void
+count (int sig)
+{
+  (void) sig;
+  signals++;
+}
+
+static int
+count_signals (const char *ready)
+{
+  struct sigaction sa;
+  struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+  int fd, i;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = count;
+  sigaction (SIGTERM, &sa, NULL);
+  fd = open (ready, O_WRONLY | O_CREAT, 0644);
+  if (fd < 0)
+    {
+      perror (ready);
+      return 2;
+    }
+  close (fd);
+  for (i = 0; i < 3000 && signals == 0; i++)
+    nanosleep (&ms10, NULL);
+  for (i = 0; i < 200; i++)
+    nanosleep (&ms10, NULL);
+  printf ("signals %d\n", (int) signals);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -376,6 +413,8 @@ main (int argc, char **argv)
     return wait_go (argv[2], argv[3], argv[4]);
   if (argc == 5 && strcmp (argv[1], "pair") == 0)
     return pair (argv[2], atol (argv[3]), argv[4]);
+  if (argc == 3 && strcmp (argv[1], "signals") == 0)
+    return count_signals (argv[2]);
   if (argc == 4 && strcmp (argv[1], "killed") == 0)
     return killed (argv[2], atol (argv[3]));
   fprintf (stderr, "usage: see tests/progs/t-sv.c\n");
