@@ -78,6 +78,9 @@
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 # define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW (4, __u64)
 #endif
+#ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
+# define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
+#endif
 #ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
 # define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
@@ -113,14 +116,35 @@ static void *worker (void *);
 static const struct { unsigned arch, nr; } calls[] = { FA_SECCOMP_CALLS };
 #define NCALLS (sizeof calls / sizeof calls[0])
 
+/* Whether this kernel has call I of CALLS.  A number of our own ABI is
+   tried on a bad descriptor: ENOSYS says no (x32's on a kernel built
+   without it, or booted with x32=no).  Then the filter leaves the call
+   to the kernel, which answers ENOSYS, rather than have us allocate.  A
+   number of another ABI (i386's) cannot be tried from here: kept.  */
+static int
+has_call (unsigned i)
+{
+  return calls[i].arch != FA_SECCOMP_ARCH
+	 || syscall ((long) calls[i].nr, -1, 0, 0L, 1L) == 0
+	 || errno != ENOSYS;
+}
+
 static int
 install_filter (void)
 {
   struct sock_filter prog[4 * NCALLS + 2];
-  unsigned n = 0, notify = 4 * NCALLS + 1;
+  unsigned n = 0, notify;
+  int fd;
 
   for (unsigned i = 0; i < NCALLS; i++)
+    if (has_call (i))
+      n += 4;
+  notify = n + 1;
+  n = 0;
+  for (unsigned i = 0; i < NCALLS; i++)
     {
+      if (!has_call (i))
+	continue;
       prog[n++] = (struct sock_filter)
 	BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
 		  offsetof (struct seccomp_data, arch));
@@ -138,7 +162,6 @@ install_filter (void)
   prog[n++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K,
 					     SECCOMP_RET_USER_NOTIF);
   struct sock_fprog fprog = { (unsigned short) n, prog };
-  int fd;
 
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
     return -1;
@@ -233,11 +256,21 @@ answer (const struct seccomp_notif *req)
     return;
   if (copy >= 0)
     close (copy);
+  memset (&resp, 0, sizeof resp);
+  resp.id = req->id;
+  /* No ptrace access to the caller (not dumpable, another user, and we
+     without CAP_SYS_PTRACE): we cannot act for it, so the kernel makes
+     the call as if we were not there (Linux 5.5), rather than we answer
+     with an error it would not give.  Its answer is not ours to trace.  */
+  if (known && err == EPERM && copy < 0)
+    {
+      resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+      ioctl (listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+      return;
+    }
   if (__fa_policy.trace.path[0] && known)
     __fa_trace (&__fa_policy.trace, tgid_of (req->pid), "fallocate", 0, fd,
 		mode, off, len, err, how);
-  memset (&resp, 0, sizeof resp);
-  resp.id = req->id;
   resp.error = -err;
   /* ENOENT: the caller was killed, or interrupted, meanwhile.  */
   ioctl (listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);

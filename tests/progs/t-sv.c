@@ -13,6 +13,8 @@
                                    (punched: its first range zeros)
    t-sv posix FILE OFF LEN [wronly]   posix_fallocate: "result ERR"
    t-sv raw FILE MODE OFF LEN [wronly] syscall(SYS_fallocate): "result ERR"
+   t-sv x32 FILE MODE OFF LEN      the same call by x32's number (x86_64)
+   t-sv nodump FILE MODE OFF LEN   the same call, not dumpable first
    t-sv thread FILE MODE OFF LEN   the same call from a second thread
    t-sv lock FILE                  a write lock on [0, 100) and the offset
                                    at 12345, then posix_fallocate over
@@ -43,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -393,6 +396,31 @@ main (int argc, char **argv)
     {
       result (raw (open_file (argv[2], argc == 7), atoi (argv[3]),
 		   atoll (argv[4]), atoll (argv[5])));
+      return 0;
+    }
+  if (argc == 6 && strcmp (argv[1], "nodump") == 0)
+    {
+      int fd = open_file (argv[2], 0);
+
+      if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+	{
+	  perror ("PR_SET_DUMPABLE");
+	  return 2;
+	}
+      result (raw (fd, atoi (argv[3]), atoll (argv[4]), atoll (argv[5])));
+      return 0;
+    }
+  if (argc == 6 && strcmp (argv[1], "x32") == 0)
+    {
+#ifdef __x86_64__
+      /* x32's number (__X32_SYSCALL_BIT), its arguments as x86_64's.  */
+      long r = syscall (SYS_fallocate | 0x40000000L, open_file (argv[2], 0),
+			atoi (argv[3]), atoll (argv[4]), atoll (argv[5]));
+
+      result (r == 0 ? 0 : errno);
+#else
+      printf ("UNSUPPORTED: x32's number: not an x86_64 program\n");
+#endif
       return 0;
     }
   if (argc == 6 && strcmp (argv[1], "thread") == 0)
