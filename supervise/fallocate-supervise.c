@@ -94,6 +94,9 @@
 /* Threads started with the supervisor: the first call, and one coming
    while it is answered, find one waiting.  */
 #define FIRST 2
+/* Set in COMMAND's environment: a supervisor answers its calls
+   (nested).  */
+#define SUPERVISED "FALLOCATE_SHIM_SUPERVISED"
 /* What the exit status says when COMMAND could not be run.  */
 #define CANNOT 126
 
@@ -423,6 +426,8 @@ cannot (const char *what, int err)
 
   if (err == ENOSYS || err == EINVAL)
     why = "not in this kernel";
+  else if (err == EBUSY)
+    why = "another supervisor already listens (one per process)";
   fprintf (stderr, ME ": %s: %s\n", what, why);
 }
 
@@ -467,6 +472,7 @@ run (int sock, char **argv, const sigset_t *mask,
   close (sock);
   unsetenv ("FALLOCATE_SHIM_POLICY");
   unsetenv ("FALLOCATE_SHIM_TRACE");
+  setenv (SUPERVISED, "1", 1);
   execvp (argv[0], argv);
   err = errno;
   fprintf (stderr, "fallocate-shim: %s: %s\n", argv[0], strerror (err));
@@ -556,6 +562,31 @@ errname (int e)
 #endif
 }
 
+/* Whether a supervisor of ours already answers this process's calls:
+   one said so in the environment, and the kernel confirms that a
+   listener is there (a second one is refused with EBUSY: one per
+   process), tried in a child of ours.  */
+static int
+nested (void)
+{
+  struct sock_filter allow = BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  struct sock_fprog fprog = { 1, &allow };
+  int status;
+  pid_t pid;
+
+  if (getenv (SUPERVISED) == NULL || (pid = fork ()) < 0)
+    return 0;
+  if (pid == 0)
+    _exit (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+	   && syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		       SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog) < 0
+	   && errno == EBUSY ? 0 : 1);
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return 0;
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -573,6 +604,17 @@ main (int argc, char **argv)
     {
       fprintf (stderr, "usage: fallocate-supervise [--] COMMAND [ARGS...]\n");
       return 2;
+    }
+  /* Under a supervisor of ours (fallocate-shim --supervise nested):
+     it answers COMMAND's calls too, with its policy, and a second
+     listener cannot be had.  COMMAND runs in our place.  */
+  if (nested ())
+    {
+      unsetenv ("FALLOCATE_SHIM_POLICY");
+      unsetenv ("FALLOCATE_SHIM_TRACE");
+      execvp (argv[1], argv + 1);
+      fprintf (stderr, "fallocate-shim: %s: %s\n", argv[1], strerror (errno));
+      return errno == ENOENT ? 127 : CANNOT;
     }
   /* An outer seccomp filter that answers fallocate with an errno wins
      over our user notification: say so.  Every kernel with fallocate

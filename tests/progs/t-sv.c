@@ -11,10 +11,15 @@
                                    PASS/FAIL: [0, LEN) allocated (st_blocks,
                                    SEEK_HOLE), or not; the pattern kept
                                    (punched: its first range zeros)
+   t-sv range FILE OFF LEN         PASS/FAIL: [OFF, OFF + LEN) allocated
+                                   (SEEK_DATA, SEEK_HOLE), the size OFF + LEN
    t-sv posix FILE OFF LEN [wronly]   posix_fallocate: "result ERR"
    t-sv raw FILE MODE OFF LEN [wronly] syscall(SYS_fallocate): "result ERR"
    t-sv x32 FILE MODE OFF LEN      the same call by x32's number (x86_64)
    t-sv nodump FILE MODE OFF LEN   the same call, not dumpable first
+   t-sv open32 FILE MODE OFF LEN   the same call, FILE opened by i386's
+                                   open (int $0x80, x86_64): without
+                                   O_LARGEFILE, as in an i386 program
    t-sv thread FILE MODE OFF LEN   the same call from a second thread
    t-sv lock FILE                  a write lock on [0, 100) and the offset
                                    at 12345, then posix_fallocate over
@@ -45,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -155,6 +161,69 @@ check (const char *path, const char *want, long len)
   close (fd);
   return failures ? 1 : 0;
 }
+
+static int
+range (const char *path, long long off, long long len)
+{
+  int fd = open_file (path, 0);
+  struct stat st;
+  char what[256];
+  off_t data = lseek (fd, off, SEEK_DATA), hole = lseek (fd, off, SEEK_HOLE);
+
+  fstat (fd, &st);
+  snprintf (what, sizeof what, "[%lld, %lld) allocated (data at %lld, "
+	    "hole at %lld, size %lld)", off, off + len, (long long) data,
+	    (long long) hole, (long long) st.st_size);
+  ok (data == off && hole >= off + len && st.st_size == off + len, what);
+  close (fd);
+  return failures ? 1 : 0;
+}
+
+#ifdef __x86_64__
+/* i386's system call NR from this x86_64 program (IA32 emulation).  */
+static long
+int80 (long nr, long a, long b, long c)
+{
+  long r;
+
+  __asm__ volatile ("int $0x80" : "=a" (r) : "a" (nr), "b" (a), "c" (b),
+		    "d" (c) : "memory", "r8", "r9", "r10", "r11");
+  return r;
+}
+
+/* FILE opened O_RDWR by i386's open (5), which unlike x86_64's does not
+   add O_LARGEFILE; -1 with an UNSUPPORTED line if this kernel cannot.  */
+static int
+open32 (const char *path)
+{
+  pid_t pid = fork ();
+  int status, fd;
+  char *p;
+
+  /* Without IA32 emulation, int $0x80 kills: tried in a child first.  */
+  if (pid == 0)
+    _exit (int80 (20, 0, 0, 0) == getpid () ? 0 : 1);	/* getpid */
+  if (pid < 0 || waitpid (pid, &status, 0) != pid || !WIFEXITED (status)
+      || WEXITSTATUS (status) != 0)
+    {
+      printf ("UNSUPPORTED: i386's open: no IA32 emulation in this kernel\n");
+      return -1;
+    }
+  p = mmap (NULL, 4096, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+  if (p == MAP_FAILED || strlen (path) >= 4096)
+    return -1;
+  strcpy (p, path);
+  fd = (int) int80 (5, (long) p, O_RDWR, 0);
+  if (fd < 0 || (fcntl (fd, F_GETFL) & 0100000))
+    {
+      printf ("UNSUPPORTED: i386's open: %s\n", fd < 0 ? strerror (-fd)
+	      : "O_LARGEFILE set all the same");
+      return -1;
+    }
+  return fd;
+}
+#endif
 
 static void
 result (int err)
@@ -386,6 +455,8 @@ main (int argc, char **argv)
     return prep (argv[2]);
   if (argc == 5 && strcmp (argv[1], "check") == 0)
     return check (argv[2], argv[3], atol (argv[4]));
+  if (argc == 5 && strcmp (argv[1], "range") == 0)
+    return range (argv[2], atoll (argv[3]), atoll (argv[4]));
   if ((argc == 5 || argc == 6) && strcmp (argv[1], "posix") == 0)
     {
       result (posix_fallocate (open_file (argv[2], argc == 6),
@@ -396,6 +467,18 @@ main (int argc, char **argv)
     {
       result (raw (open_file (argv[2], argc == 7), atoi (argv[3]),
 		   atoll (argv[4]), atoll (argv[5])));
+      return 0;
+    }
+  if (argc == 6 && strcmp (argv[1], "open32") == 0)
+    {
+#ifdef __x86_64__
+      int fd = open32 (argv[2]);
+
+      if (fd >= 0)
+	result (raw (fd, atoi (argv[3]), atoll (argv[4]), atoll (argv[5])));
+#else
+      printf ("UNSUPPORTED: i386's open from x86_64: not an x86_64 program\n");
+#endif
       return 0;
     }
   if (argc == 6 && strcmp (argv[1], "nodump") == 0)
