@@ -37,6 +37,13 @@
                                    into its call; then raw mode 0 over
                                    1 MiB succeeds and FILE's size is the
                                    one before or LEN, nothing between
+   t-sv fds FILE N                 N calls (mode 0 and KEEP_SIZE, 4 KiB
+                                   each) under the supervisor, our parent:
+                                   PASS if its descriptors number the same
+                                   after as before
+   t-sv modes FILE                 a call in each mode of a list (valid or
+                                   not), with bad arguments too: "mode M
+                                   off O len L result ERR" each
    t-sv signals READY              count SIGTERMs: create READY, wait up
                                    to 30 s for one, then 2 s more, and
                                    print "signals N"
@@ -414,6 +421,59 @@ killed (const char *path, long len)
   return failures ? 1 : 0;
 }
 
+/* How many descriptors process PID has.  */
+static int
+count_fds (pid_t pid)
+{
+  char cmd[64], line[64];
+  int n = 0;
+  FILE *p;
+
+  snprintf (cmd, sizeof cmd, "ls /proc/%ld/fd", (long) pid);
+  p = popen (cmd, "r");
+  if (p == NULL)
+    return -1;
+  while (fgets (line, sizeof line, p) != NULL)
+    n++;
+  return pclose (p) == 0 ? n : -1;
+}
+
+static int
+fds (const char *path, int n)
+{
+  int fd = open_file (path, 0), before, after, bad = 0;
+  pid_t sv = getppid ();
+  char what[200];
+
+  raw (fd, 1, 0, 4096);		/* the supervisor's threads started */
+  before = count_fds (sv);
+  for (int i = 0; i < n; i++)
+    bad += raw (fd, i % 2, (long long) i * 4096, 4096) == EBADF;
+  after = count_fds (sv);
+  snprintf (what, sizeof what, "the supervisor (%ld) has as many "
+	    "descriptors after %d calls as before (%d, %d)", (long) sv, n,
+	    before, after);
+  ok (before > 0 && before == after, what);
+  ok (bad == 0, "no call got EBADF");
+  return failures ? 1 : 0;
+}
+
+static int
+modes (const char *path)
+{
+  static const int list[] = { 1, 2, 3, 8, 9, 0x10, 0x11, 0x12, 0x20, 0x21,
+			      0x40, 0x41, 0x80, 0x100, -1 };
+  static const long long args[][2] = { { 0, 4096 }, { 4096, 0 },
+				       { -1, 4096 }, { 0, -4096 } };
+  int fd = open_file (path, 0);
+
+  for (size_t m = 0; m < sizeof list / sizeof list[0]; m++)
+    for (size_t a = 0; a < sizeof args / sizeof args[0]; a++)
+      printf ("mode %d off %lld len %lld result %d\n", list[m], args[a][0],
+	      args[a][1], raw (fd, list[m], args[a][0], args[a][1]));
+  return 0;
+}
+
 static volatile sig_atomic_t signals;
 
 static void
@@ -524,6 +584,10 @@ main (int argc, char **argv)
     return wait_go (argv[2], argv[3], argv[4]);
   if (argc == 5 && strcmp (argv[1], "pair") == 0)
     return pair (argv[2], atol (argv[3]), argv[4]);
+  if (argc == 4 && strcmp (argv[1], "fds") == 0)
+    return fds (argv[2], atoi (argv[3]));
+  if (argc == 3 && strcmp (argv[1], "modes") == 0)
+    return modes (argv[2]);
   if (argc == 3 && strcmp (argv[1], "signals") == 0)
     return count_signals (argv[2]);
   if (argc == 4 && strcmp (argv[1], "killed") == 0)
