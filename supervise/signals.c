@@ -24,7 +24,7 @@ static const int forwarded[] = {
 
 /* Whether COMMAND gets a process group of its own: yes, unless this
    process is in its terminal's foreground group.  Then a signal sent to
-   our group (kill -TERM -PGID, timeout's kill (0)) reaches COMMAND once,
+   our group (kill -TERM -PGID) reaches COMMAND once,
    from us, not twice; and once COMMAND has exited, one sent to us still
    reaches what it left behind in its group, for which we wait.  In the
    foreground, COMMAND stays in our group, so that the terminal's job
