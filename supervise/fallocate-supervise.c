@@ -6,35 +6,10 @@
    own constructor (io/fa-policy.c) into __fa_policy, and are not passed
    on to COMMAND.
 
-   The child sets no_new_privs and installs a seccomp filter that sends
-   fallocate alone (every number the ABI's kernel has for it:
-   fa-seccomp.h in the sysdeps leaf) to user notification, hands the
-   listener to this process over a socket, waits for its go-ahead and
-   execs COMMAND.  Every process and thread of COMMAND inherits the
-   filter.  This process answers each call (answer): it takes the
-   caller's descriptor with pidfd_getfd (the same open file description,
-   so the caller's offset is the one the fallback leaves alone), checks
-   that the notification is still valid (the caller not killed, its
-   thread id not reused), runs it as the library does (__fa_answer:
-   the system call; on EOPNOTSUPP or ENOSYS, for mode 0 the fallback, for
-   other modes under --emulate the emulation), traces it, closes its
-   copy and replies.  Closing the copy drops none of the caller's POSIX
-   record locks: they belong to the caller's descriptor table, not to
-   ours.
-
-   Threads: each one waits for a notification and answers it, and SPARE
-   more wait meanwhile, so a long fill never holds up other calls.  The fallback's mapping way holds
-   this process's mmap lock for reading while it faults a window in:
-   anything that maps memory meanwhile (a thread stack from mmap, first
-   of all) waits for that, and every page fault of every thread waits
-   behind it.  So the threads' stacks are carved out of one mapping
-   made at the start, their pages touched when they start, and threads
-   never end (as many as calls were ever answered at once, and SPARE);
-   all use one malloc arena (each new one would be mapped); a thread that takes
-   a call and leaves fewer than SPARE waiting starts another only once
-   it has answered.  So a call answered while a fill runs maps nothing,
-   and a fill holds up only what maps memory: another fill's window and
-   the start of a thread.
+   This file: the start.  A child installs the filter and hands the
+   listener over (filter.c); once the kernel is known to have what we
+   need, signals are passed on (signals.c), the threads start (pool.c),
+   each answering calls (answer.c), and the child execs COMMAND.
 
    This process exits when COMMAND has exited and no process under the
    filter is left (the listener hangs up), with COMMAND's status.  If it
@@ -42,315 +17,20 @@
    of COMMAND with ENOSYS.  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <malloc.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include "fa-policy.h"
-#include "fa-seccomp.h"
+#include "supervise.h"
 
-#ifndef PIDFD_THREAD
-# define PIDFD_THREAD O_EXCL
-#endif
-#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
-# define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
-#endif
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-# define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW (4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-# define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
-
-#define ME "fallocate-shim: --supervise"
-/* Thread stacks mapped at the start; more threads get theirs from
-   pthread_create.  */
-#define STACKS 256
-#define STACK (256 << 10)
-#define TOUCHED (32 << 10)
-/* Threads kept waiting for calls, at least: a call that comes while
-   another is answered finds one ready.  */
-#define SPARE 2
-/* What the exit status says when COMMAND could not be run.  */
-#define CANNOT 126
-
-static int listener;
-static volatile pid_t child;
-
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t quiet = PTHREAD_COND_INITIALIZER;
-static int idle, busy, stacks;
-static char *stack_area;
-
-static void *worker (void *);
-
-/* The filter: FA_SECCOMP_CALLS to user notification, all else allowed.
-   Its size: four instructions per call, and the two returns.  */
-static const struct { unsigned arch, nr; } calls[] = { FA_SECCOMP_CALLS };
-#define NCALLS (sizeof calls / sizeof calls[0])
-
-static int
-install_filter (void)
-{
-  struct sock_filter prog[4 * NCALLS + 2];
-  unsigned n = 0, notify = 4 * NCALLS + 1;
-
-  for (unsigned i = 0; i < NCALLS; i++)
-    {
-      prog[n++] = (struct sock_filter)
-	BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
-		  offsetof (struct seccomp_data, arch));
-      prog[n++] = (struct sock_filter)
-	BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, calls[i].arch, 0, 2);
-      prog[n++] = (struct sock_filter)
-	BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
-		  offsetof (struct seccomp_data, nr));
-      prog[n] = (struct sock_filter)
-	BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, calls[i].nr, notify - n - 1, 0);
-      n++;
-    }
-  prog[n++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K,
-					     SECCOMP_RET_ALLOW);
-  prog[n++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K,
-					     SECCOMP_RET_USER_NOTIF);
-  struct sock_fprog fprog = { (unsigned short) n, prog };
-  int fd;
-
-  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-    return -1;
-  /* A caller whose call we have taken is not interrupted by a signal
-     (Linux 5.19): a fill is not restarted from the start for each of
-     Go's preemption signals.  */
-  fd = (int) syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-		      SECCOMP_FILTER_FLAG_NEW_LISTENER
-		      | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &fprog);
-  if (fd < 0 && errno == EINVAL)
-    fd = (int) syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
-  return fd;
-}
-
-/* The process (thread group) of thread TID, from /proc, or TID.  */
-static pid_t
-tgid_of (pid_t tid)
-{
-  char path[64], buf[512];
-  int fd;
-  ssize_t n;
-
-  snprintf (path, sizeof path, "/proc/%ld/status", (long) tid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return tid;
-  n = read (fd, buf, sizeof buf - 1);
-  close (fd);
-  if (n <= 0)
-    return tid;
-  buf[n] = '\0';
-  char *p = strstr (buf, "\nTgid:");
-  return p ? (pid_t) strtol (p + 6, NULL, 10) : tid;
-}
-
-/* Whether the caller of REQ still waits for our answer.  */
-static int
-valid (const struct seccomp_notif *req)
-{
-  __u64 id = req->id;
-
-  return ioctl (listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-}
-
-/* The caller's descriptor FD as one of ours, in *COPY: 0, an error
-   number for the caller (EBADF: FD is not open there), or -1 if the
-   caller no longer waits.  The thread's own descriptor table (Linux 6.9:
-   a thread pidfd), else its process's.  The check after pidfd_getfd
-   makes it the caller's: while the notification is valid the thread is
-   alive, so its id was not reused meanwhile.  */
-static int
-take (const struct seccomp_notif *req, int fd, int *copy)
-{
-  int pidfd = (int) syscall (SYS_pidfd_open, req->pid, PIDFD_THREAD), err;
-
-  *copy = -1;
-  if (pidfd < 0 && errno == EINVAL)
-    pidfd = (int) syscall (SYS_pidfd_open, tgid_of (req->pid), 0);
-  if (pidfd < 0)
-    return valid (req) ? errno : -1;
-  *copy = (int) syscall (SYS_pidfd_getfd, pidfd, fd, 0);
-  err = errno;
-  close (pidfd);
-  if (!valid (req))
-    {
-      if (*copy >= 0)
-	close (*copy);
-      *copy = -1;
-      return -1;
-    }
-  return *copy < 0 ? err : 0;
-}
-
-/* One notification, answered.  */
-static void
-answer (const struct seccomp_notif *req)
-{
-  struct seccomp_notif_resp resp;
-  int fd = -1, mode = 0, err, copy = -1, known;
-  int64_t off = 0, len = 0;
-  const char *how = "";
-
-  known = fa_seccomp_args (&req->data, &fd, &mode, &off, &len);
-  if (!known)
-    err = ENOSYS;		/* not a call the filter sends: untraced */
-  else if (__fa_policy.action == FA_NOOP || __fa_policy.action == FA_INJECT)
-    err = __fa_answer (&__fa_policy, -1, mode, off, len, &how);
-  else if ((err = take (req, fd, &copy)) == 0)
-    err = __fa_answer (&__fa_policy, copy, mode, off, len, &how);
-  else if (err < 0)
-    return;
-  if (copy >= 0)
-    close (copy);
-  if (__fa_policy.trace.path[0] && known)
-    __fa_trace (&__fa_policy.trace, tgid_of (req->pid), "fallocate", 0, fd,
-		mode, off, len, err, how);
-  memset (&resp, 0, sizeof resp);
-  resp.id = req->id;
-  resp.error = -err;
-  /* ENOENT: the caller was killed, or interrupted, meanwhile.  */
-  ioctl (listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-}
-
-/* A thread that answers calls, on a stack of STACK_AREA while there is
-   one left.  */
-static int
-start_worker (void)
-{
-  pthread_attr_t a;
-  pthread_t t;
-  int err, slot;
-
-  pthread_mutex_lock (&mu);
-  slot = stack_area != NULL && stacks < STACKS ? stacks++ : -1;
-  pthread_mutex_unlock (&mu);
-  pthread_attr_init (&a);
-  pthread_attr_setdetachstate (&a, PTHREAD_CREATE_DETACHED);
-  if (slot >= 0)
-    pthread_attr_setstack (&a, stack_area + (size_t) slot * STACK, STACK);
-  err = pthread_create (&t, &a, worker, NULL);
-  pthread_attr_destroy (&a);
-  return err;
-}
-
-/* The stacks, each with a guard page below it; NULL if they cannot be
-   had (then pthread_create maps each).  */
-static void
-map_stacks (void)
-{
-  long page = sysconf (_SC_PAGESIZE);
-  char *p = mmap (NULL, (size_t) STACKS * STACK, PROT_READ | PROT_WRITE,
-		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
-		  -1, 0);
-
-  if (p == MAP_FAILED)
-    return;
-  for (int i = 0; i < STACKS; i++)
-    if (mprotect (p + (size_t) i * STACK, (size_t) page, PROT_NONE) < 0)
-      {
-	munmap (p, (size_t) STACKS * STACK);
-	return;
-      }
-  stack_area = p;
-}
-
-/* Whether every process under the filter is gone: Linux 6.6 and later
-   then answer NOTIF_RECV at once, with ENOENT.  */
-static int
-hung_up (void)
-{
-  struct pollfd p = { .fd = listener, .events = 0 };
-
-  return poll (&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
-}
-
-static void *
-worker (void *arg)
-{
-  sigset_t all;
-  volatile char touch[TOUCHED];
-
-  (void) arg;
-  /* The pages of the stack that answering uses, faulted in now rather
-     than while a fill holds the mmap lock.  */
-  for (size_t i = 0; i < sizeof touch; i += 1024)
-    touch[i] = 0;
-  /* Signals are the main thread's (forward).  */
-  sigfillset (&all);
-  pthread_sigmask (SIG_BLOCK, &all, NULL);
-  for (;;)
-    {
-      struct seccomp_notif req;
-      int r, err, more;
-
-      pthread_mutex_lock (&mu);
-      idle++;
-      pthread_mutex_unlock (&mu);
-      memset (&req, 0, sizeof req);
-      r = ioctl (listener, SECCOMP_IOCTL_NOTIF_RECV, &req);
-      err = errno;
-      pthread_mutex_lock (&mu);
-      idle--;
-      if (r == 0)
-	busy++;
-      more = r == 0 && idle < SPARE;
-      pthread_mutex_unlock (&mu);
-      if (r < 0)
-	{
-	  /* ENOENT: the caller went away before we took its call, or
-	     everyone did.  */
-	  if (err == EINTR || (err == ENOENT && !hung_up ()))
-	    continue;
-	  break;
-	}
-      answer (&req);
-      /* Fewer than SPARE threads wait: one more, now that the answer
-	 is out (creating a thread can wait for a fill's mmap lock).  */
-      if (more)
-	start_worker ();
-      pthread_mutex_lock (&mu);
-      if (--busy == 0)
-	pthread_cond_broadcast (&quiet);
-      pthread_mutex_unlock (&mu);
-    }
-  return NULL;
-}
-
-/* Signals sent to this process with kill (not those of the terminal,
-   which COMMAND gets too) go on to COMMAND.  */
-static const int forwarded[] = {
-  SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2
-};
-
-static void
-forward (int sig, siginfo_t *si, void *uc)
-{
-  (void) uc;
-  if (si->si_code != SI_KERNEL && child > 0)
-    kill (child, sig);
-}
+int listener;
 
 /* What the kernel refused, for a user.  */
 static void
@@ -360,79 +40,9 @@ cannot (const char *what, int err)
 
   if (err == ENOSYS || err == EINVAL)
     why = "not in this kernel";
+  else if (err == EBUSY)
+    why = "another supervisor already listens (one per process)";
   fprintf (stderr, ME ": %s: %s\n", what, why);
-}
-
-/* The child: filter, listener to the parent over SOCK, go-ahead, exec.  */
-static _Noreturn void
-run (int sock, char **argv, const sigset_t *mask,
-     const struct sigaction *xfsz, const struct sigaction *pipe)
-{
-  int lfd, err = 0;
-  char go;
-  union
-  {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE (sizeof (int))];
-  } c;
-  struct iovec iov = { &err, sizeof err };
-  struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-  sigaction (SIGXFSZ, xfsz, NULL);
-  sigaction (SIGPIPE, pipe, NULL);
-  sigprocmask (SIG_SETMASK, mask, NULL);
-  lfd = install_filter ();
-  if (lfd < 0)
-    err = errno;
-  else
-    {
-      memset (&c, 0, sizeof c);
-      m.msg_control = c.buf;
-      m.msg_controllen = sizeof c.buf;
-      c.h.cmsg_level = SOL_SOCKET;
-      c.h.cmsg_type = SCM_RIGHTS;
-      c.h.cmsg_len = CMSG_LEN (sizeof (int));
-      memcpy (CMSG_DATA (&c.h), &lfd, sizeof lfd);
-    }
-  if (sendmsg (sock, &m, 0) < 0 || lfd < 0)
-    _exit (CANNOT);
-  close (lfd);
-  if (read (sock, &go, 1) != 1)
-    _exit (CANNOT);
-  close (sock);
-  unsetenv ("FALLOCATE_SHIM_POLICY");
-  unsetenv ("FALLOCATE_SHIM_TRACE");
-  execvp (argv[0], argv);
-  err = errno;
-  fprintf (stderr, "fallocate-shim: %s: %s\n", argv[0], strerror (err));
-  _exit (err == ENOENT ? 127 : CANNOT);
-}
-
-/* The listener, received from the child over SOCK: the descriptor, or -1
-   with the child's error in *ERR.  */
-static int
-receive (int sock, int *err)
-{
-  union
-  {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE (sizeof (int))];
-  } c;
-  struct iovec iov = { err, sizeof *err };
-  struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-		      .msg_control = c.buf, .msg_controllen = sizeof c.buf };
-  struct cmsghdr *h;
-  int fd = -1;
-
-  *err = EIO;
-  if (recvmsg (sock, &m, MSG_CMSG_CLOEXEC) != sizeof *err || *err != 0)
-    return -1;
-  for (h = CMSG_FIRSTHDR (&m); h != NULL; h = CMSG_NXTHDR (&m, h))
-    if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
-      memcpy (&fd, CMSG_DATA (h), sizeof fd);
-  if (fd < 0)
-    *err = EIO;
-  return fd;
 }
 
 /* The child, which never ran COMMAND, killed and reaped; exit.  */
@@ -443,28 +53,6 @@ give_up (pid_t pid)
   while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
     ;
   exit (CANNOT);
-}
-
-/* COMMAND's end, as this process's own.  */
-static _Noreturn void
-finish (int status)
-{
-  if (WIFSIGNALED (status))
-    {
-      int sig = WTERMSIG (status);
-      struct rlimit none = { 0, 0 };
-      sigset_t s;
-
-      /* The signal again, without a core of ours.  */
-      setrlimit (RLIMIT_CORE, &none);
-      signal (sig, SIG_DFL);
-      sigemptyset (&s);
-      sigaddset (&s, sig);
-      sigprocmask (SIG_UNBLOCK, &s, NULL);
-      raise (sig);
-      exit (128 + sig);
-    }
-  exit (WEXITSTATUS (status));
 }
 
 /* The name of error number E (glibc's strerrorname_np; elsewhere those
@@ -494,7 +82,7 @@ errname (int e)
 int
 main (int argc, char **argv)
 {
-  int sv[2], err, probe, status;
+  int sv[2], err, probe, status, own;
   struct sigaction ign, xfsz, pipe;
   sigset_t mask;
   siginfo_t info;
@@ -508,6 +96,17 @@ main (int argc, char **argv)
     {
       fprintf (stderr, "usage: fallocate-supervise [--] COMMAND [ARGS...]\n");
       return 2;
+    }
+  /* Under a supervisor of ours (fallocate-shim --supervise sv_nested):
+     it answers COMMAND's calls too, with its policy, and a second
+     listener cannot be had.  COMMAND runs in our place.  */
+  if (sv_nested ())
+    {
+      unsetenv ("FALLOCATE_SHIM_POLICY");
+      unsetenv ("FALLOCATE_SHIM_TRACE");
+      execvp (argv[1], argv + 1);
+      fprintf (stderr, "fallocate-shim: %s: %s\n", argv[1], strerror (errno));
+      return errno == ENOENT ? 127 : CANNOT;
     }
   /* An outer seccomp filter that answers fallocate with an errno wins
      over our user notification: say so.  Every kernel with fallocate
@@ -535,6 +134,7 @@ main (int argc, char **argv)
       perror (ME ": socketpair");
       return CANNOT;
     }
+  own = sv_own_group ();
   pid = fork ();
   if (pid < 0)
     {
@@ -544,10 +144,12 @@ main (int argc, char **argv)
   if (pid == 0)
     {
       close (sv[0]);
-      run (sv[1], argv + 1, &mask, &xfsz, &pipe);
+      sv_run (sv[1], argv + 1, &mask, &xfsz, &pipe, own);
     }
   close (sv[1]);
-  listener = receive (sv[0], &err);
+  if (own)
+    setpgid (pid, pid);		/* as the child does: whichever runs first */
+  listener = sv_receive (sv[0], &err);
   if (listener < 0)
     {
       cannot ("seccomp user notification (Linux 5.0 or later)", err);
@@ -578,26 +180,12 @@ main (int argc, char **argv)
     }
   close (probe);
 
-  child = pid;
-  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+  sv_forward (pid, own);
+  if ((err = sv_pool_start ()) != 0)
     {
-      struct sigaction sa;
-
-      memset (&sa, 0, sizeof sa);
-      sa.sa_sigaction = forward;
-      sa.sa_flags = SA_SIGINFO | SA_RESTART;
-      sigaction (forwarded[i], &sa, NULL);
+      cannot ("pthread_create", err);
+      give_up (pid);
     }
-  map_stacks ();
-#ifdef M_ARENA_MAX		/* glibc's; musl's malloc has no arenas */
-  mallopt (M_ARENA_MAX, 1);
-#endif
-  for (int i = 0; i < SPARE + 1; i++)
-    if ((err = start_worker ()) != 0)
-      {
-	cannot ("pthread_create", err);
-	give_up (pid);
-      }
   if (write (sv[0], "", 1) != 1)
     {
       perror (ME ": starting COMMAND");
@@ -613,7 +201,7 @@ main (int argc, char **argv)
 	perror (ME ": waitid");
 	exit (CANNOT);
       }
-  child = 0;
+  sv_command_exited ();
   while (waitpid (pid, &status, 0) < 0)
     if (errno != EINTR)
       {
@@ -626,9 +214,6 @@ main (int argc, char **argv)
   p.events = 0;
   while (poll (&p, 1, -1) < 0 || !(p.revents & (POLLHUP | POLLERR)))
     ;
-  pthread_mutex_lock (&mu);
-  while (busy > 0)
-    pthread_cond_wait (&quiet, &mu);
-  pthread_mutex_unlock (&mu);
-  finish (status);
+  sv_pool_quiet ();
+  sv_finish (status);
 }

@@ -11,8 +11,15 @@
                                    PASS/FAIL: [0, LEN) allocated (st_blocks,
                                    SEEK_HOLE), or not; the pattern kept
                                    (punched: its first range zeros)
+   t-sv range FILE OFF LEN         PASS/FAIL: [OFF, OFF + LEN) allocated
+                                   (SEEK_DATA, SEEK_HOLE), the size OFF + LEN
    t-sv posix FILE OFF LEN [wronly]   posix_fallocate: "result ERR"
    t-sv raw FILE MODE OFF LEN [wronly] syscall(SYS_fallocate): "result ERR"
+   t-sv x32 FILE MODE OFF LEN      the same call by x32's number (x86_64)
+   t-sv nodump FILE MODE OFF LEN   the same call, not dumpable first
+   t-sv open32 FILE MODE OFF LEN   the same call, FILE opened by i386's
+                                   open (int $0x80, x86_64): without
+                                   O_LARGEFILE, as in an i386 program
    t-sv thread FILE MODE OFF LEN   the same call from a second thread
    t-sv lock FILE                  a write lock on [0, 100) and the offset
                                    at 12345, then posix_fallocate over
@@ -30,6 +37,16 @@
                                    into its call; then raw mode 0 over
                                    1 MiB succeeds and FILE's size is the
                                    one before or LEN, nothing between
+   t-sv fds FILE N                 N calls (mode 0 and KEEP_SIZE, 4 KiB
+                                   each) under the supervisor, our parent:
+                                   PASS if its descriptors number the same
+                                   after as before
+   t-sv modes FILE                 a call in each mode of a list (valid or
+                                   not), with bad arguments too: "mode M
+                                   off O len L result ERR" each
+   t-sv signals READY              count SIGTERMs: create READY, wait up
+                                   to 30 s for one, then 2 s more, and
+                                   print "signals N"
 
    Each call also prints "pid PID", for the trace.  */
 #define _GNU_SOURCE
@@ -40,6 +57,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -149,6 +168,69 @@ check (const char *path, const char *want, long len)
   close (fd);
   return failures ? 1 : 0;
 }
+
+static int
+range (const char *path, long long off, long long len)
+{
+  int fd = open_file (path, 0);
+  struct stat st;
+  char what[256];
+  off_t data = lseek (fd, off, SEEK_DATA), hole = lseek (fd, off, SEEK_HOLE);
+
+  fstat (fd, &st);
+  snprintf (what, sizeof what, "[%lld, %lld) allocated (data at %lld, "
+	    "hole at %lld, size %lld)", off, off + len, (long long) data,
+	    (long long) hole, (long long) st.st_size);
+  ok (data == off && hole >= off + len && st.st_size == off + len, what);
+  close (fd);
+  return failures ? 1 : 0;
+}
+
+#ifdef __x86_64__
+/* i386's system call NR from this x86_64 program (IA32 emulation).  */
+static long
+int80 (long nr, long a, long b, long c)
+{
+  long r;
+
+  __asm__ volatile ("int $0x80" : "=a" (r) : "a" (nr), "b" (a), "c" (b),
+		    "d" (c) : "memory", "r8", "r9", "r10", "r11");
+  return r;
+}
+
+/* FILE opened O_RDWR by i386's open (5), which unlike x86_64's does not
+   add O_LARGEFILE; -1 with an UNSUPPORTED line if this kernel cannot.  */
+static int
+open32 (const char *path)
+{
+  pid_t pid = fork ();
+  int status, fd;
+  char *p;
+
+  /* Without IA32 emulation, int $0x80 kills: tried in a child first.  */
+  if (pid == 0)
+    _exit (int80 (20, 0, 0, 0) == getpid () ? 0 : 1);	/* getpid */
+  if (pid < 0 || waitpid (pid, &status, 0) != pid || !WIFEXITED (status)
+      || WEXITSTATUS (status) != 0)
+    {
+      printf ("UNSUPPORTED: i386's open: no IA32 emulation in this kernel\n");
+      return -1;
+    }
+  p = mmap (NULL, 4096, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+  if (p == MAP_FAILED || strlen (path) >= 4096)
+    return -1;
+  strcpy (p, path);
+  fd = (int) int80 (5, (long) p, O_RDWR, 0);
+  if (fd < 0 || (fcntl (fd, F_GETFL) & 0100000))
+    {
+      printf ("UNSUPPORTED: i386's open: %s\n", fd < 0 ? strerror (-fd)
+	      : "O_LARGEFILE set all the same");
+      return -1;
+    }
+  return fd;
+}
+#endif
 
 static void
 result (int err)
@@ -339,6 +421,93 @@ killed (const char *path, long len)
   return failures ? 1 : 0;
 }
 
+/* How many descriptors process PID has.  */
+static int
+count_fds (pid_t pid)
+{
+  char cmd[64], line[64];
+  int n = 0;
+  FILE *p;
+
+  snprintf (cmd, sizeof cmd, "ls /proc/%ld/fd", (long) pid);
+  p = popen (cmd, "r");
+  if (p == NULL)
+    return -1;
+  while (fgets (line, sizeof line, p) != NULL)
+    n++;
+  return pclose (p) == 0 ? n : -1;
+}
+
+static int
+fds (const char *path, int n)
+{
+  int fd = open_file (path, 0), before, after, bad = 0;
+  pid_t sv = getppid ();
+  char what[200];
+
+  raw (fd, 1, 0, 4096);		/* the supervisor's threads started */
+  before = count_fds (sv);
+  for (int i = 0; i < n; i++)
+    bad += raw (fd, i % 2, (long long) i * 4096, 4096) == EBADF;
+  after = count_fds (sv);
+  snprintf (what, sizeof what, "the supervisor (%ld) has as many "
+	    "descriptors after %d calls as before (%d, %d)", (long) sv, n,
+	    before, after);
+  ok (before > 0 && before == after, what);
+  ok (bad == 0, "no call got EBADF");
+  return failures ? 1 : 0;
+}
+
+static int
+modes (const char *path)
+{
+  static const int list[] = { 1, 2, 3, 8, 9, 0x10, 0x11, 0x12, 0x20, 0x21,
+			      0x40, 0x41, 0x80, 0x100, -1 };
+  static const long long args[][2] = { { 0, 4096 }, { 4096, 0 },
+				       { -1, 4096 }, { 0, -4096 } };
+  int fd = open_file (path, 0);
+
+  for (size_t m = 0; m < sizeof list / sizeof list[0]; m++)
+    for (size_t a = 0; a < sizeof args / sizeof args[0]; a++)
+      printf ("mode %d off %lld len %lld result %d\n", list[m], args[a][0],
+	      args[a][1], raw (fd, list[m], args[a][0], args[a][1]));
+  return 0;
+}
+
+static volatile sig_atomic_t signals;
+
+static void
+count (int sig)
+{
+  (void) sig;
+  signals++;
+}
+
+static int
+count_signals (const char *ready)
+{
+  struct sigaction sa;
+  struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+  int fd, i;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = count;
+  sigaction (SIGTERM, &sa, NULL);
+  fd = open (ready, O_WRONLY | O_CREAT, 0644);
+  if (fd < 0)
+    {
+      perror (ready);
+      return 2;
+    }
+  close (fd);
+  for (i = 0; i < 3000 && signals == 0; i++)
+    nanosleep (&ms10, NULL);
+  for (i = 0; i < 200; i++)
+    nanosleep (&ms10, NULL);
+  printf ("signals %d\n", (int) signals);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -346,6 +515,8 @@ main (int argc, char **argv)
     return prep (argv[2]);
   if (argc == 5 && strcmp (argv[1], "check") == 0)
     return check (argv[2], argv[3], atol (argv[4]));
+  if (argc == 5 && strcmp (argv[1], "range") == 0)
+    return range (argv[2], atoll (argv[3]), atoll (argv[4]));
   if ((argc == 5 || argc == 6) && strcmp (argv[1], "posix") == 0)
     {
       result (posix_fallocate (open_file (argv[2], argc == 6),
@@ -356,6 +527,43 @@ main (int argc, char **argv)
     {
       result (raw (open_file (argv[2], argc == 7), atoi (argv[3]),
 		   atoll (argv[4]), atoll (argv[5])));
+      return 0;
+    }
+  if (argc == 6 && strcmp (argv[1], "open32") == 0)
+    {
+#ifdef __x86_64__
+      int fd = open32 (argv[2]);
+
+      if (fd >= 0)
+	result (raw (fd, atoi (argv[3]), atoll (argv[4]), atoll (argv[5])));
+#else
+      printf ("UNSUPPORTED: i386's open from x86_64: not an x86_64 program\n");
+#endif
+      return 0;
+    }
+  if (argc == 6 && strcmp (argv[1], "nodump") == 0)
+    {
+      int fd = open_file (argv[2], 0);
+
+      if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+	{
+	  perror ("PR_SET_DUMPABLE");
+	  return 2;
+	}
+      result (raw (fd, atoi (argv[3]), atoll (argv[4]), atoll (argv[5])));
+      return 0;
+    }
+  if (argc == 6 && strcmp (argv[1], "x32") == 0)
+    {
+#ifdef __x86_64__
+      /* x32's number (__X32_SYSCALL_BIT), its arguments as x86_64's.  */
+      long r = syscall (SYS_fallocate | 0x40000000L, open_file (argv[2], 0),
+			atoi (argv[3]), atoll (argv[4]), atoll (argv[5]));
+
+      result (r == 0 ? 0 : errno);
+#else
+      printf ("UNSUPPORTED: x32's number: not an x86_64 program\n");
+#endif
       return 0;
     }
   if (argc == 6 && strcmp (argv[1], "thread") == 0)
@@ -376,6 +584,12 @@ main (int argc, char **argv)
     return wait_go (argv[2], argv[3], argv[4]);
   if (argc == 5 && strcmp (argv[1], "pair") == 0)
     return pair (argv[2], atol (argv[3]), argv[4]);
+  if (argc == 4 && strcmp (argv[1], "fds") == 0)
+    return fds (argv[2], atoi (argv[3]));
+  if (argc == 3 && strcmp (argv[1], "modes") == 0)
+    return modes (argv[2]);
+  if (argc == 3 && strcmp (argv[1], "signals") == 0)
+    return count_signals (argv[2]);
   if (argc == 4 && strcmp (argv[1], "killed") == 0)
     return killed (argv[2], atol (argv[3]));
   fprintf (stderr, "usage: see tests/progs/t-sv.c\n");

@@ -104,6 +104,17 @@
 #include <fallocate.h>
 #include "fa-file.h"
 
+/* O_LARGEFILE as the kernel sets it and F_GETFL reports it.  x86_64's
+   C library calls it 0 (the kernel sets it on every descriptor a 64-bit
+   program opens), but fallocate-supervise, an x86_64 program, also
+   answers i386 programs, whose descriptors may lack it: the kernel's
+   value, i386's and x86_64's alike.  */
+#ifdef __x86_64__
+# define FA_O_LARGEFILE 0100000
+#else
+# define FA_O_LARGEFILE O_LARGEFILE
+#endif
+
 /* Linux 5.14's advice; a C library older than that (musl 1.2.3) does not
    define it.  The same number on every ABI (asm-generic/mman-common.h;
    alpha, mips, parisc and xtensa repeat it).  */
@@ -543,7 +554,7 @@ needs_own (struct fill *fl)
 
   if ((f->flags & O_DIRECT) && past)
     return 1;
-  if (O_LARGEFILE != 0 && !(f->flags & O_LARGEFILE) && fl->end > INT32_MAX)
+  if (!(f->flags & FA_O_LARGEFILE) && fl->end > INT32_MAX)
     return 1;
   /* An append lands wherever the file ends by then: two processes
      appending at once would each add their part.  Past the end of file

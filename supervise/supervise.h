@@ -1,0 +1,64 @@
+/* What the parts of fallocate-supervise share (supervise/).  Each
+   part says at its top what it does and why:
+
+     fallocate-supervise.c  main: the start, the checks, COMMAND's end
+     filter.c               the filter, and the listener's hand-over
+     pool.c                 the threads that wait for calls (the pool's
+                            rule: when a thread starts, when a call waits)
+     answer.c               one call answered
+     signals.c              COMMAND's process group, signals passed on,
+                            COMMAND's end as ours  */
+#ifndef SUPERVISE_H
+#define SUPERVISE_H
+
+#include <signal.h>
+#include <sys/types.h>
+#include <linux/seccomp.h>
+
+#ifndef PIDFD_THREAD
+# define PIDFD_THREAD O_EXCL
+#endif
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+# define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+# define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW (4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
+# define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+# define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+#define ME "fallocate-shim: --supervise"
+/* Set in COMMAND's environment: a supervisor answers its calls
+   (sv_nested).  */
+#define SUPERVISED "FALLOCATE_SHIM_SUPERVISED"
+/* What the exit status says when COMMAND could not be run.  */
+#define CANNOT 126
+
+/* The seccomp listener (fallocate-supervise.c).  */
+extern int listener;
+
+/* filter.c */
+_Noreturn void sv_run (int sock, char **argv, const sigset_t *mask,
+		       const struct sigaction *xfsz,
+		       const struct sigaction *pipe, int group);
+int sv_receive (int sock, int *err);
+int sv_nested (void);
+
+/* pool.c */
+int sv_pool_start (void);
+void sv_pool_quiet (void);
+
+/* answer.c */
+void sv_answer (const struct seccomp_notif *req);
+
+/* signals.c */
+int sv_own_group (void);
+void sv_forward (pid_t pid, int group);
+void sv_command_exited (void);
+_Noreturn void sv_finish (int status);
+
+#endif
