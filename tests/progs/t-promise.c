@@ -24,6 +24,10 @@
      data kept;
    - mode 0400: a file whose mode changed to 0400 since the caller opened it
      O_WRONLY, with a hole inside: allocated all the same;
+   - extended: a write failing part way, after another writer extended
+     the file: EIO, and the size not set back over the other's byte;
+   - turns: two threads appending to an append-only file through
+     O_APPEND descriptors, in step unless one waits: exactly the size;
    - pipe: a pipe that another thread closes while a call works through
      a descriptor of its own reaches EOF at its reader during the call;
    - two processes: each posix_fallocate (fd, 0, 16.5 MiB) through
@@ -41,6 +45,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -48,6 +53,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/fs.h>
 #include <fallocate.h>
 #include "tcheck.h"
 #include "fa-deny.h"
@@ -488,17 +494,20 @@ mode (void)
 /* two processes */
 
 static atomic_int *step;		/* shared: each process's writes */
-static int in_step = -1;		/* this process's index, or -1 */
+static __thread int in_step = -1;	/* this process's or thread's index,
+					   or -1 */
+static int step_ms = 200;
 
-/* Before each write of a call, wait (200 ms at most) until the other
-   process has made as many: their fstat and write come in step.  */
+/* Before each write of a call, wait (STEP_MS at most) until the other
+   process or thread has made as many: their fstat and write come in
+   step, unless one waits for the other's whole call.  */
 static void
 lockstep (void)
 {
   if (in_step < 0)
     return;
   int mine = atomic_fetch_add (&step[in_step], 1) + 1;
-  for (int i = 0; i < 200 && atomic_load (&step[!in_step]) < mine; i++)
+  for (int i = 0; i < step_ms && atomic_load (&step[!in_step]) < mine; i++)
     usleep (1000);
 }
 
@@ -519,12 +528,35 @@ hook (void)
     usleep (10000);
 }
 
+/* extend then fail: at the library's second write of data, another
+   writer (this program, through OTHER_FD) extends the file by a byte
+   1 MiB past its end, then the write fails with EIO.  */
+static int fail_writes = -1, other_fd;
+static int64_t other_at;
+
+static int
+extend_then_fail (size_t n)
+{
+  struct stat64 st;
+
+  if (fail_writes < 0 || n == 0 || ++fail_writes < 2)
+    return 0;
+  fail_writes = -1;
+  fstat64 (other_fd, &st);
+  other_at = st.st_size + MiB;
+  syscall (SYS_pwrite64, other_fd, "X", 1, other_at);
+  errno = EIO;
+  return 1;
+}
+
 ssize_t
 pwrite64 (int fd, const void *buf, size_t n, off64_t off)
 {
   hook ();
   if (n > 0)
     lockstep ();
+  if (extend_then_fail (n))
+    return -1;
   return (ssize_t) syscall (SYS_pwrite64, fd, buf, n, off);
 }
 
@@ -555,6 +587,101 @@ closer (void *arg)
   int eof = poll (&p, 1, 2000) == 1 && read (pipe_r, &c, 1) == 0;
   atomic_store (&pipe_state, eof ? 2 : 3);
   return NULL;
+}
+
+/* turns: two threads, each posix_fallocate (fd, 0, 16.5 MiB) through
+   O_WRONLY|O_APPEND descriptors on one empty append-only file (which
+   only appending can grow), their writes in step unless one waits for
+   the other: calls of ours take turns, so the second finds the size
+   reached and the file is exactly 16.5 MiB.  */
+static const char *turns_path;
+static atomic_int turns_ready;
+
+static void *
+turns_thread (void *arg)
+{
+  int fd = open (turns_path, O_WRONLY | O_APPEND);
+
+  in_step = (int) (intptr_t) arg;
+  atomic_fetch_add (&turns_ready, 1);
+  while (atomic_load (&turns_ready) < 2)
+    ;
+  intptr_t e = posix_fallocate64 (fd, 0, 16 * MiB + MiB / 2);
+  in_step = -1;
+  close (fd);
+  return (void *) e;
+}
+
+static void
+turns (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "turns", path, sizeof path), a;
+  pthread_t t[2];
+  void *e[2];
+
+  if (ioctl (fd, FS_IOC_GETFLAGS, &a) < 0
+      || (a |= FS_APPEND_FL, ioctl (fd, FS_IOC_SETFLAGS, &a) < 0))
+    {
+      t_unsupported ("turns: append-only file: %s", strerror (errno));
+      close (fd);
+      unlink (path);
+      return;
+    }
+  turns_path = path;
+  step = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+	       -1, 0);
+  step_ms = 20;
+  int bad = 0;
+  for (int round = 0; round < 3 && !bad; round++)
+    {
+      a &= ~FS_APPEND_FL;
+      ioctl (fd, FS_IOC_SETFLAGS, &a);
+      ftruncate (fd, 0);
+      a |= FS_APPEND_FL;
+      ioctl (fd, FS_IOC_SETFLAGS, &a);
+      step[0] = step[1] = 0;
+      atomic_store (&turns_ready, 0);
+      for (intptr_t k = 0; k < 2; k++)
+	pthread_create (&t[k], NULL, turns_thread, (void *) k);
+      for (int k = 0; k < 2; k++)
+	pthread_join (t[k], &e[k]);
+      bad = e[0] != 0 || e[1] != 0 || t_size (fd) != 16 * MiB + MiB / 2;
+    }
+  step_ms = 200;
+  t_ok (!bad, "turns: two threads appending to an append-only file: size "
+	"exactly 16.5 MiB (got %lld)", (long long) t_size (fd));
+  a &= ~FS_APPEND_FL;
+  ioctl (fd, FS_IOC_SETFLAGS, &a);
+  munmap (step, 4096);
+  close (fd);
+  unlink (path);
+}
+
+/* A failure part way, after someone else extended the file: the size
+   is no longer ours to set back, and the other writer's byte stays.  */
+static void
+extended (void)
+{
+  char path[4096], c = 0;
+  int fd = t_create (dir, "extended", path, sizeof path);
+  int w = open (path, O_WRONLY);
+
+  other_fd = fd;
+  fail_writes = 0;
+  int e = posix_fallocate64 (w, 0, 4 * MiB);
+  fail_writes = -1;
+  if (other_at == 0)
+    t_unsupported ("extended: the call made fewer than two writes "
+		   "(posix_fallocate %d)", e);
+  else
+    t_ok (e == EIO && t_size (fd) == other_at + 1
+	  && pread64 (fd, &c, 1, other_at) == 1 && c == 'X',
+	  "extended: EIO, the other writer's extension kept (posix_fallocate "
+	  "%d, size %lld)", e, (long long) t_size (fd));
+  close (w);
+  close (fd);
+  unlink (path);
 }
 
 static void
@@ -662,6 +789,8 @@ main (int argc, char **argv)
        1 * MiB + (64 << 10));
   own ("O_RDWR|O_DIRECT past the end", O_RDWR | O_DIRECT, 0, 4 * MiB);
   pipe_eof ();
+  extended ();
+  turns ();
   mode ();
   t_ok (two () == 0, "two processes appending: size exactly 16.5 MiB");
   return t_done ();
