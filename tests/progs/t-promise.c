@@ -462,9 +462,22 @@ mode_child (void)
     }
   int e = posix_fallocate64 (w, 0, 2 * MiB);
   fchmod (fd, 0600);
-  t_ok (e == 0 && t_nohole (fd, 0, 2 * MiB) && t_same (fd, 0, 64 << 10, 9)
-	&& t_same (fd, MiB, 64 << 10, 10), "mode 0400: a hole through an "
-	"O_WRONLY descriptor allocated, data kept (posix_fallocate %d)", e);
+  /* The copy needs pidfd_open and pidfd_getfd (Linux 5.6; valgrind 3.19
+     does not know them): without them, EBADF, as documented.  */
+  long pidfd = syscall (SYS_pidfd_open, getpid (), 0);
+  if (pidfd < 0 && errno == ENOSYS)
+    {
+      t_ok (e == EBADF && t_same (fd, 0, 64 << 10, 9)
+	    && t_same (fd, MiB, 64 << 10, 10), "mode 0400, no pidfd_open: "
+	    "EBADF, data kept (posix_fallocate %d)", e);
+      e = e == EBADF ? 0 : e;
+    }
+  else
+    t_ok (e == 0 && t_nohole (fd, 0, 2 * MiB) && t_same (fd, 0, 64 << 10, 9)
+	  && t_same (fd, MiB, 64 << 10, 10), "mode 0400: a hole through an "
+	  "O_WRONLY descriptor allocated, data kept (posix_fallocate %d)", e);
+  if (pidfd >= 0)
+    close ((int) pidfd);
   unlink (path);
   return e == 0 ? 0 : 1;
 }
