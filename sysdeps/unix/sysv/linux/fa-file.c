@@ -130,8 +130,7 @@ __fa_unwritable (const struct fa_file *f)
    leaves a gap on each side where the handler waits for itself).
    Nothing else is taken on the way, not even a pthread_once (a handler
    interrupting its first run waits for itself).  A child forked while
-   another thread held a lock finds its holder gone from the process
-   (tgkill says ESRCH) and takes it over.  */
+   another thread held a lock gets them all free.  */
 #define STRIPES 16
 static struct
 {
@@ -139,11 +138,30 @@ static struct
   int waiters;			/* threads asleep on owner, or about to be */
 } stripe[STRIPES];
 
+/* The thread's ID, asked once per thread (gettid is a system call); 0
+   until then, and again in a forked child, where it changed.  */
+static __thread int tid;
+
+static void
+forked (void)
+{
+  memset (stripe, 0, sizeof stripe);
+  tid = 0;
+}
+
+/* When the library is loaded: pthread_atfork at the first call would
+   need a pthread_once, which a signal handler can interrupt.  */
+static void __attribute__ ((constructor))
+init (void)
+{
+  pthread_atfork (NULL, NULL, forked);
+}
+
 void
 __fa_lock (struct fa_file *f)
 {
   int i = (int) (f->st.st_ino % STRIPES);
-  int self = (int) syscall (SYS_gettid), held = 0;
+  int self = tid ? tid : (tid = (int) syscall (SYS_gettid)), held = 0;
 
   pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &f->cancel);
   f->locked = 0;
@@ -152,9 +170,6 @@ __fa_lock (struct fa_file *f)
     {
       if (held == self)
 	return;
-      /* Held by a thread of the parent we were forked from.  */
-      if (syscall (SYS_tgkill, getpid (), held, 0) < 0 && errno == ESRCH)
-	continue;
       /* Asleep only while the word still names HELD; __fa_unlock wakes
 	 a sleeper it can see, and one it cannot see finds the word
 	 changed and does not sleep.  */

@@ -573,6 +573,7 @@ needs_own (struct fill *fl)
 static int
 run (struct fill *fl)
 {
+  struct stat64 now;
   int64_t lim;
   int err;
 
@@ -590,6 +591,12 @@ run (struct fill *fl)
 	    ? extend (fl, fl->off > fl->size0 ? fl->off : fl->size0) : 0;
       lim = fl->end < fl->size0 ? fl->end : fl->size0;
     }
+  /* Every write succeeded, yet the file does not reach the end: a FUSE
+     server that accepts writes and drops them (grow's byte at the end
+     is on a local filesystem).  */
+  if (!err && fl->end > fl->size0 && !(fl->map && fl->made == fl->end)
+      && (fstat64 (fl->f.fd, &now) < 0 || now.st_size < fl->end))
+    err = EIO;
   if (!err)
     err = holes (fl, fl->off, lim, NULL);
   if (!err)
@@ -620,11 +627,6 @@ fill (struct fill *fl)
   if ((err = plan (fl)))
     return err;
   err = needs_own (fl) ? __fa_own (&fl->f, run_own, fl) : run (fl);
-  /* Every write succeeded, yet the file does not reach the end: a FUSE
-     server that accepts writes and drops them.  */
-  if (!err && fl->end > fl->size0 && (fstat64 (fl->f.fd, &now) < 0
-				      || now.st_size < fl->end))
-    err = EIO;
   if (err && fl->made > fl->size0 && fstat64 (fl->f.fd, &now) == 0
       && now.st_size == fl->made)
     ftruncate64 (fl->f.fd, fl->size0);
