@@ -90,9 +90,11 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
     return EFBIG;
   if (fstatfs64 (fd, &f->fs) < 0)
     return errno;
-  /* Seals exist on memfds (tmpfs, hugetlbfs) only: ask nobody else.  */
+  /* Seals exist on memfds (tmpfs, hugetlbfs) only, which no directory
+     holds (memfd_create's files cannot be linked): ask nobody else.  */
   f->seals = 0;
-  if (f->fs.f_type == 0x01021994 || f->fs.f_type == 0x958458f6)
+  if (f->st.st_nlink == 0
+      && (f->fs.f_type == 0x01021994 || f->fs.f_type == 0x958458f6))
     {
       f->seals = fcntl (fd, F_GET_SEALS);
       if (f->seals < 0)
