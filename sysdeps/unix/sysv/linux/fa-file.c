@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
@@ -52,6 +53,42 @@ static unsigned generation;
    open for writing, so EISDIR cannot arise here; block devices (fixed
    size) and all other files get ENODEV, as with glibc.  MODE is one that
    the kernel accepts.  Fills F.  */
+/* FD's file into F->st, and its immutable and append-only attributes
+   into *ATTR (FS_IMMUTABLE_FL, FS_APPEND_FL): by statx in one system
+   call where the filesystem reports them (what vfs_fallocate checks),
+   else by fstat and FS_IOC_GETFLAGS.  0, or -1 and errno.  */
+static int
+stat_attr (int fd, struct fa_file *f, int *attr)
+{
+#ifdef STATX_ATTR_IMMUTABLE
+  const uint64_t both = STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND;
+  struct statx x;
+
+  if (statx (fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &x) == 0)
+    {
+      memset (&f->st, 0, sizeof f->st);
+      f->st.st_dev = makedev (x.stx_dev_major, x.stx_dev_minor);
+      f->st.st_ino = x.stx_ino;
+      f->st.st_mode = x.stx_mode;
+      f->st.st_nlink = x.stx_nlink;
+      f->st.st_size = (off64_t) x.stx_size;
+      f->st.st_blocks = (blkcnt64_t) x.stx_blocks;
+      *attr = (x.stx_attributes & STATX_ATTR_IMMUTABLE ? FS_IMMUTABLE_FL : 0)
+	      | (x.stx_attributes & STATX_ATTR_APPEND ? FS_APPEND_FL : 0);
+      if ((x.stx_attributes_mask & both) == both)
+	return 0;
+    }
+  else if (errno != ENOSYS || fstat64 (fd, &f->st) < 0)
+    return -1;
+#else
+  if (fstat64 (fd, &f->st) < 0)
+    return -1;
+#endif
+  if (ioctl (fd, FS_IOC_GETFLAGS, attr) < 0)
+    *attr = 0;
+  return 0;
+}
+
 int
 __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
 {
@@ -70,15 +107,14 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
     return EINVAL;
   /* Access mode 3 reads and writes nothing (FMODE_WRITE is not set).  */
   if (((f->flags & O_ACCMODE) != O_WRONLY && (f->flags & O_ACCMODE) != O_RDWR)
-      || fstat64 (fd, &f->st) < 0)
+      || stat_attr (fd, f, &attr) < 0)
     return EBADF;
   if (S_ISFIFO (f->st.st_mode))
     return ESPIPE;
   if (!S_ISREG (f->st.st_mode))
     return ENODEV;
-  if (ioctl (fd, FS_IOC_GETFLAGS, &attr) == 0
-      && ((attr & FS_IMMUTABLE_FL)
-	  || ((mode & ~FALLOC_FL_KEEP_SIZE) && (attr & FS_APPEND_FL))))
+  if ((attr & FS_IMMUTABLE_FL)
+      || ((mode & ~FALLOC_FL_KEEP_SIZE) && (attr & FS_APPEND_FL)))
     return EPERM;
   /* An active swap file: the kernel refuses every write to it with
      ETXTBSY, even one of no bytes, which changes nothing anywhere.  xfs
