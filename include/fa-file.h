@@ -64,6 +64,9 @@ FA_HIDDEN int __fa_next_hole (struct fa_file *f, int64_t *from,
 FA_HIDDEN void __fa_forget (struct fa_file *f);
 /* Whether the byte at AT is in a hole right now: 1, 0, -1 and errno.  */
 FA_HIDDEN int __fa_in_hole (struct fa_file *f, int64_t at);
+/* FN (ARG) in a thread whose descriptor table is its own and empty:
+   FN's result, EBADF if none can be had.  */
+FA_HIDDEN int __fa_aside (int (*fn) (void *), void *arg);
 /* FN (ARG) run with F's descriptor one of our own, in a thread whose
    descriptor table is its own: FN's result, or EBADF if none can be
    opened.  */

@@ -23,7 +23,11 @@
      past the end of file (descriptors of the library's own): allocated,
      data kept;
    - mode 0400: a file whose mode changed to 0400 since the caller opened it
-     O_WRONLY, with a hole inside: allocated all the same;
+     O_WRONLY, with a hole inside: allocated all the same; through
+     O_RDWR|O_DIRECT past its end: EBADF, as documented;
+   - devlock: a record lock on a fuseblk filesystem's device kept;
+   - append fsize: an append-only file past RLIMIT_FSIZE through
+     O_RDWR|O_APPEND: EFBIG, nothing written;
    - extended: a write failing part way, after another writer extended
      the file: EIO, and the size not set back over the other's byte;
    - writeback: the advice allocating nothing until writeback (modelled:
@@ -53,6 +57,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -406,6 +411,8 @@ fsize_inside (int flags)
 
 /* own, pipe */
 
+static int own_expect;		/* what own's calls return, if not 0 */
+
 static void
 own (const char *how, int flags, int64_t off, int64_t len)
 {
@@ -425,8 +432,12 @@ own (const char *how, int flags, int64_t off, int64_t len)
   int e = posix_fallocate64 (cfd, off, len);
   int64_t end = off + len > (1 * MiB + (64 << 10)) ? off + len
 		: 1 * MiB + (64 << 10);
-  t_ok (e == 0 && t_nohole (fd, off, len) && t_size (fd) == end,
-	"own %s: allocated (posix_fallocate %d)", how, e);
+  if (own_expect)
+    t_ok (e == own_expect, "own %s: %d (posix_fallocate %d)", how,
+	  own_expect, e);
+  else
+    t_ok (e == 0 && t_nohole (fd, off, len) && t_size (fd) == end,
+	  "own %s: allocated (posix_fallocate %d)", how, e);
   t_ok (t_same (fd, 0, 64 << 10, 5) && t_same (fd, 1 * MiB, 64 << 10, 6),
 	"own %s: data kept", how);
   close (cfd);
@@ -452,7 +463,7 @@ mode_child (void)
     return 4;
   t_put (fd, 0, 64 << 10, 9);
   t_put (fd, MiB, 64 << 10, 10);
-  int w = open (path, O_WRONLY);
+  int w = open (path, O_WRONLY), d = open (path, O_RDWR | O_DIRECT);
   /* ntfs-3g, mounted without the permissions option, keeps 0777.  */
   if (fchmod (fd, 0400) < 0 || fstat (fd, &st) < 0
       || (st.st_mode & 0777) != 0400)
@@ -461,6 +472,15 @@ mode_child (void)
       return 4;
     }
   int e = posix_fallocate64 (w, 0, 2 * MiB);
+  /* A copy of an O_DIRECT descriptor could write only aligned blocks:
+     EBADF, as documented.  */
+  if (d >= 0)
+    {
+      int ed = posix_fallocate64 (d, 0, 3 * MiB + 5);
+      t_ok (ed == EBADF && t_size (fd) == 2 * MiB, "mode 0400, O_DIRECT "
+	    "past the end: EBADF, size kept (posix_fallocate %d)", ed);
+      e |= ed != EBADF;
+    }
   fchmod (fd, 0600);
   /* The copy needs pidfd_open and pidfd_getfd (Linux 5.6; valgrind 3.19
      does not know them): without them, EBADF, as documented.  */
@@ -505,6 +525,102 @@ mode (void)
   else
     t_ok (r == 0, "mode 0400: the child's checks passed");
   rmdir (sub);
+}
+
+/* A record lock on the device of a fuseblk filesystem (exfat-fuse):
+   the library's look at the device must not drop it.  Whether it is
+   held is asked from a child (F_GETLK).  */
+static int
+lock_held (int dev)
+{
+  pid_t pid = fork ();
+  int st;
+
+  if (pid == 0)
+    {
+      struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			 .l_len = 1 };
+      _exit (fcntl (dev, F_GETLK, &l) == 0 && l.l_type != F_UNLCK ? 0 : 1);
+    }
+  waitpid (pid, &st, 0);
+  return WIFEXITED (st) && WEXITSTATUS (st) == 0;
+}
+
+static void
+devlock (void)
+{
+  char line[4096], src[4096] = "", path[4096];
+  struct stat64 st;
+  FILE *m = fopen ("/proc/self/mountinfo", "re");
+
+  stat64 (dir, &st);
+  snprintf (path, sizeof path, " %u:%u ", major (st.st_dev),
+	    minor (st.st_dev));
+  while (m && fgets (line, sizeof line, m))
+    {
+      char *p = strstr (line, path), *q = strstr (line, " - fuseblk ");
+      if (p && q && p < q)
+	sscanf (q + 11, "%4095s", src);
+    }
+  if (m)
+    fclose (m);
+  int dev = *src ? open (src, O_RDONLY) : -1;
+  struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_len = 1 };
+  if (dev < 0 || fcntl (dev, F_SETLK, &l) < 0)
+    {
+      t_unsupported ("devlock: not a fuseblk filesystem with a device to "
+		     "lock");
+      if (dev >= 0)
+	close (dev);
+      return;
+    }
+  int fd = t_create (dir, "devlock", path, sizeof path);
+  t_put (fd, 0, 64 << 10, 11);
+  int before = lock_held (dev), e = posix_fallocate64 (fd, 0, 64 << 10);
+  t_ok (before && e == 0 && lock_held (dev), "devlock: a record lock on "
+	"the filesystem's device kept (posix_fallocate %d)", e);
+  close (fd);
+  unlink (path);
+  close (dev);
+}
+
+/* An append-only file through O_RDWR|O_APPEND past RLIMIT_FSIZE: EFBIG
+   before any write, as from the kernel (an append-only file cannot be
+   cut back).  */
+static int append_fd;
+
+static int
+append_fsize_child (void)
+{
+  struct rlimit r = { 64 << 10, RLIM_INFINITY };
+
+  signal (SIGXFSZ, SIG_IGN);
+  setrlimit (RLIMIT_FSIZE, &r);
+  return posix_fallocate64 (append_fd, 0, MiB);
+}
+
+static void
+append_fsize (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "appendfsize", path, sizeof path), a;
+
+  if (ioctl (fd, FS_IOC_GETFLAGS, &a) < 0
+      || (a |= FS_APPEND_FL, ioctl (fd, FS_IOC_SETFLAGS, &a) < 0))
+    t_unsupported ("append fsize: append-only file: %s", strerror (errno));
+  else
+    {
+      append_fd = open (path, O_RDWR | O_APPEND);
+      int r = in_child (append_fsize_child, 60);
+      t_ok (r == EFBIG && t_size (fd) == 0, "append fsize: an append-only "
+	    "file past RLIMIT_FSIZE: EFBIG, size 0 (got %d, size %lld)", r,
+	    (long long) t_size (fd));
+      close (append_fd);
+      a &= ~FS_APPEND_FL;
+      ioctl (fd, FS_IOC_SETFLAGS, &a);
+    }
+  close (fd);
+  unlink (path);
 }
 
 /* two processes */
@@ -828,11 +944,22 @@ main (int argc, char **argv)
   keep_make ();
   if (fa_deny_fallocate (strcmp (argv[2], "ENOSYS") == 0 ? ENOSYS
 			 : EOPNOTSUPP) < 0
-      || (argc > 3 && fa_deny_container (strcmp (argv[3], "docker") == 0)
-	  < 0))
+      || (argc > 3 && fa_deny_container (strcmp (argv[3], "docker") == 0
+					 ? ENOSYS
+					 : strcmp (argv[3], "clone3eperm")
+					   == 0 ? EPERM : 0) < 0))
     {
       perror ("t-promise: seccomp");
       return 2;
+    }
+  /* An older profile: no thread can be made, so no descriptor of the
+     library's own: EBADF, as documented, data kept.  */
+  if (argc > 3 && strcmp (argv[3], "clone3eperm") == 0)
+    {
+      own_expect = EBADF;
+      own ("O_WRONLY, hole inside, no thread", O_WRONLY, 0,
+	   1 * MiB + (64 << 10));
+      return t_done ();
     }
   /* First: the process's first fallback call is among the gaps.  */
   handler ();
@@ -846,6 +973,8 @@ main (int argc, char **argv)
   own ("O_RDWR|O_DIRECT past the end", O_RDWR | O_DIRECT, 0, 4 * MiB);
   pipe_eof ();
   extended ();
+  devlock ();
+  append_fsize ();
   writeback ();
   turns ();
   mode ();

@@ -41,9 +41,9 @@ fa_deny_fallocate (unsigned int err)
 #define NR_CLONE3 435
 
 /* What Docker's default profile does that the fallback meets: unshare
-   refused without CAP_SYS_ADMIN (EPERM) and, with CLONE3, clone3
-   answered ENOSYS (C libraries then fall back on clone).  x86_64
-   callers.  */
+   refused without CAP_SYS_ADMIN (EPERM) and, if CLONE3 is not 0, clone3
+   answered with it (ENOSYS today: C libraries then fall back on clone;
+   EPERM in older profiles).  x86_64 callers.  */
 int
 fa_deny_container (int clone3)
 {
@@ -55,7 +55,7 @@ fa_deny_container (int clone3)
     BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
     BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K,
 	      clone3 ? NR_CLONE3 : NR_UNSHARE, 0, 1),
-    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (clone3 & 0xfff)),
     BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
   struct sock_fprog fprog = { sizeof prog / sizeof prog[0], prog };

@@ -7,7 +7,7 @@
 int fa_deny_fallocate (unsigned int err);
 
 /* A container's seccomp profile (Docker's): unshare fails with EPERM,
-   and with CLONE3 nonzero clone3 with ENOSYS.  0, or -1 with errno.  */
+   and clone3 with CLONE3 if it is not 0.  0, or -1 with errno.  */
 int fa_deny_container (int clone3);
 
 #endif

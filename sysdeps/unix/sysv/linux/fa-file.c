@@ -505,7 +505,7 @@ own_copy (int fd)
    process's record locks, which belong to the table the process shares.
    The caller's descriptor is reopened through the caller's thread in
    /proc (/proc/self/fd is the main thread's, which may have exited).  */
-static void *
+static int
 own (void *arg)
 {
   struct own *o = arg;
@@ -519,8 +519,6 @@ own (void *arg)
   char path[64];
   int err, nfd = -1, wfd = -1;
 
-  if (own_table () < 0)
-    return (void *) (intptr_t) EBADF;
   f->own = 1;
   snprintf (path, sizeof path, "/proc/self/task/%d/fd/%d", (int) o->tid,
 	    f->fd);
@@ -552,7 +550,7 @@ own (void *arg)
       f->fd = nfd;
       f->flags |= saved.flags & O_DSYNC;
     }
-  else if ((wfd = own_copy (f->fd)) >= 0)
+  else if (!(saved.flags & O_DIRECT) && (wfd = own_copy (f->fd)) >= 0)
     {
       f->fd = wfd;
       f->flags = saved.flags;
@@ -564,7 +562,7 @@ own (void *arg)
       f->flags = saved.flags;
       f->seek = -1;
       f->own = 0;
-      return (void *) (intptr_t) EBADF;
+      return EBADF;
     }
   err = o->fn (o->arg);
   /* The kernel sends SIGXFSZ to the thread that wrote past the limit:
@@ -578,25 +576,64 @@ own (void *arg)
   f->flags = saved.flags;
   f->seek = -1;
   f->own = 0;
-  return (void *) (intptr_t) err;
+  return err;
+}
+
+struct aside
+{
+  int (*fn) (void *);
+  void *arg;
+};
+
+static void *
+aside (void *arg)
+{
+  struct aside *a = arg;
+
+  if (own_table () < 0)
+    return (void *) (intptr_t) EBADF;
+  return (void *) (intptr_t) a->fn (a->arg);
+}
+
+/* FN (ARG) in a thread of ours whose descriptor table is its own and
+   empty, with every signal blocked: what it opens and closes there
+   touches no descriptor, record lock or lease of the process.  FN's
+   result; EBADF if no such table can be had or no thread made (a
+   sandbox refusing clone3 with EPERM), ENOMEM for EAGAIN.  */
+int
+__fa_aside (int (*fn) (void *), void *arg)
+{
+  struct aside a = { fn, arg };
+  sigset_t all, old;
+  pthread_t t;
+  void *ret;
+  int err;
+
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  err = pthread_create (&t, NULL, aside, &a);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  if (err)
+    return err == EAGAIN ? ENOMEM : EBADF;
+  pthread_join (t, &ret);
+  return (int) (intptr_t) ret;
 }
 
 /* FN (ARG) run with F's descriptor and flags those of a descriptor of
    our own for the same file, opened read-write where the file allows,
-   else write-only, else read-only (then only F->seek is it): for what
-   the caller's descriptor cannot do (an O_APPEND one writes only at the
-   end, an O_DIRECT one only aligned blocks, an O_WRONLY one cannot be
-   mapped, none can be lseeked without moving the caller's offset).  In
-   a thread of ours with every signal blocked.  EBADF if the process
-   holds a lease on the file (opening would break it) or there is no
-   /proc.  */
+   else write-only, else read-only (then only F->seek is it), in
+   __fa_aside's thread: for what the caller's descriptor cannot do (an
+   O_APPEND one writes only at the end, an O_DIRECT one only aligned
+   blocks, an O_WRONLY one cannot be mapped, none can be lseeked without
+   moving the caller's offset).  Where the file's mode no longer lets it
+   be opened for writing, writes go through a copy of the caller's
+   descriptor, with its flags (not an O_DIRECT one: EBADF).  EBADF if
+   the process holds a lease on the file (opening would break it) or
+   there is no /proc.  */
 int
 __fa_own (struct fa_file *f, int (*fn) (void *), void *arg)
 {
   struct own o = { f, fn, arg, (pid_t) syscall (SYS_gettid), 0 };
-  sigset_t all, old;
-  pthread_t t;
-  void *ret;
   int err;
 
   /* Already in ours: another would open the same.  */
@@ -604,14 +641,8 @@ __fa_own (struct fa_file *f, int (*fn) (void *), void *arg)
     return fn (arg);
   if (fcntl (f->fd, F_GETLEASE) > F_UNLCK)
     return EBADF;
-  sigfillset (&all);
-  pthread_sigmask (SIG_SETMASK, &all, &old);
-  err = pthread_create (&t, NULL, own, &o);
-  pthread_sigmask (SIG_SETMASK, &old, NULL);
-  if (err)
-    return err == EAGAIN ? ENOMEM : err;
-  pthread_join (t, &ret);
+  err = __fa_aside (own, &o);
   if (o.xfsz)
     raise (SIGXFSZ);
-  return (int) (intptr_t) ret;
+  return err;
 }

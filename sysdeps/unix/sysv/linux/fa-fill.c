@@ -298,29 +298,21 @@ known (struct fill *fl)
   return __fa_holes_known (&fl->f);
 }
 
-/* Where holes cannot be found: whether the filesystem cannot hold any
-   (st_blocks cannot tell: tmpfs and xfs count blocks kept past the end
-   of file, and a file may have those and holes both).  FAT and exFAT
-   store every byte up to the size, by the kernel's drivers; exfat-fuse
-   (fuseblk) is told by its device's boot sector, where the process can
-   read the device (root, the disk group), which /proc/self/mountinfo
-   names.  */
+/* Whether the fuseblk filesystem of F is exFAT, by its device's boot
+   sector, the device named by /proc/self/mountinfo: 0 if so.  In
+   __fa_aside's thread, so that opening and closing them drops no record
+   lock the process holds on the device.  */
 static int
-solid (struct fill *fl)
+exfat_device (void *arg)
 {
-  const struct fa_file *f = &fl->f;
+  const struct fa_file *f = arg;
   char line[4096], dev[32], src[4096], sig[8];
-  unsigned long type = f->fs.f_type & 0xffffffffUL;
   struct stat64 st;
   int found = 0;
 
-  if (type == 0x2011bab0 || type == 0x4d44)
-    return 1;
-  if (type != 0x65735546)
-    return 0;
   FILE *m = fopen ("/proc/self/mountinfo", "re");
   if (m == NULL)
-    return 0;
+    return 1;
   snprintf (dev, sizeof dev, " %u:%u ", major (f->st.st_dev),
 	    minor (f->st.st_dev));
   while (!found && fgets (line, sizeof line, m))
@@ -330,14 +322,30 @@ solid (struct fill *fl)
     }
   fclose (m);
   if (!found)
-    return 0;
+    return 1;
   int d = open (src, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   found = d >= 0 && fstat64 (d, &st) == 0 && S_ISBLK (st.st_mode)
 	  && st.st_rdev == f->st.st_dev && pread64 (d, sig, 8, 3) == 8
 	  && memcmp (sig, "EXFAT   ", 8) == 0;
   if (d >= 0)
     close (d);
-  return found;
+  return !found;
+}
+
+/* Where holes cannot be found: whether the filesystem cannot hold any
+   (st_blocks cannot tell: tmpfs and xfs count blocks kept past the end
+   of file, and a file may have those and holes both).  FAT and exFAT
+   store every byte up to the size, by the kernel's drivers; exfat-fuse
+   (fuseblk) is told by its device's boot sector, where the process can
+   read the device (root, the disk group).  */
+static int
+solid (struct fill *fl)
+{
+  unsigned long type = fl->f.fs.f_type & 0xffffffffUL;
+
+  if (type == 0x2011bab0 || type == 0x4d44)
+    return 1;
+  return type == 0x65735546 && __fa_aside (exfat_device, &fl->f) == 0;
 }
 
 /* Whether the hole [from, to) is allocated now: it is no longer found
@@ -513,9 +521,11 @@ plan (struct fill *fl)
 	    && can_populate ();
   /* Past RLIMIT_FSIZE the kernel sends SIGXFSZ and says EFBIG before it
      changes anything; our writes would get there only after growing the
-     file to the limit, and SIGXFSZ kills, so no undo would run.  grow's
-     one write is the kernel's check itself.  */
-  if (fl->end > fl->size0 && !fl->map && fl->end > limit (fl))
+     file to the limit, and SIGXFSZ kills, so no undo would run (nor can
+     one on an append-only file).  grow's one write is the kernel's check
+     itself; an O_APPEND descriptor's way is not known yet.  */
+  if (fl->end > fl->size0 && (!fl->map || (f->flags & O_APPEND))
+      && fl->end > limit (fl))
     {
       raise (SIGXFSZ);
       return EFBIG;
