@@ -111,6 +111,7 @@ sv_answer (const struct seccomp_notif *req)
   if (known && err == EPERM && copy < 0)
     {
       resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+      sv_pool_replying ();
       ioctl (listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
       return;
     }
@@ -118,6 +119,7 @@ sv_answer (const struct seccomp_notif *req)
     __fa_trace (&__fa_policy.trace, tgid_of (req->pid), "fallocate", 0, fd,
 		mode, off, len, err, how);
   resp.error = -err;
+  sv_pool_replying ();
   /* ENOENT: the caller was killed, or interrupted, meanwhile.  */
   ioctl (listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }

@@ -1,8 +1,8 @@
 /* fallocate-supervise's threads: the pool that waits for calls.
 
    The pool's rule: each thread waits for a notification and answers it
-   (sv_answer); one that takes a call and leaves no other waiting starts
-   another before it answers.  So there is always a thread waiting for
+   (sv_answer); one that takes a call and leaves no other waiting, nor
+   one started and about to wait, starts another before it answers.  So there is always a thread waiting for
    the next call, whatever the number in flight: a call never waits for
    another call's fill, and a supervised program whose answer needs
    another of its calls answered (a FUSE server under the filter, whose
@@ -43,9 +43,30 @@
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t quiet = PTHREAD_COND_INITIALIZER;
 static int idle, busy, stacks;
+/* Threads started that do not wait yet: they will, so they count as
+   waiting when a thread that takes a call decides whether to start one
+   (touching its stack takes a while, and threads then started three to
+   ten times as many as calls were in flight).  */
+static int starting;
 static char *stack_area;
 
 static void *worker (void *);
+
+/* Whether this thread, answering a call, already counts as waiting.  */
+static __thread int replying;
+
+/* Called just before a thread sends its reply: from then on it counts
+   as waiting, for it waits for the next call right after, and its reply
+   lets the caller make its next call, which would otherwise find none
+   waiting and start a thread (twice as many threads as calls).  */
+void
+sv_pool_replying (void)
+{
+  pthread_mutex_lock (&mu);
+  idle += !replying;
+  replying = 1;
+  pthread_mutex_unlock (&mu);
+}
 
 /* A thread that answers calls, on a stack of STACK_AREA while there is
    one left.  */
@@ -58,6 +79,7 @@ start_worker (void)
 
   pthread_mutex_lock (&mu);
   slot = stack_area != NULL && stacks < STACKS ? stacks++ : -1;
+  starting++;
   pthread_mutex_unlock (&mu);
   pthread_attr_init (&a);
   pthread_attr_setdetachstate (&a, PTHREAD_CREATE_DETACHED);
@@ -65,6 +87,12 @@ start_worker (void)
     pthread_attr_setstack (&a, stack_area + (size_t) slot * STACK, STACK);
   err = pthread_create (&t, &a, worker, NULL);
   pthread_attr_destroy (&a);
+  if (err)
+    {
+      pthread_mutex_lock (&mu);
+      starting--;
+      pthread_mutex_unlock (&mu);
+    }
   return err;
 }
 
@@ -113,31 +141,29 @@ worker (void *arg)
   /* Signals are the main thread's (forward).  */
   sigfillset (&all);
   pthread_sigmask (SIG_BLOCK, &all, NULL);
+  pthread_mutex_lock (&mu);
+  starting--;
+  idle++;
   for (;;)
     {
       struct seccomp_notif req;
       int r, err, last;
 
-      pthread_mutex_lock (&mu);
-      idle++;
       pthread_mutex_unlock (&mu);
       memset (&req, 0, sizeof req);
       r = ioctl (listener, SECCOMP_IOCTL_NOTIF_RECV, &req);
       err = errno;
       pthread_mutex_lock (&mu);
+      /* ENOENT: the caller went away before we took its call, or
+	 everyone did.  A thread that goes on waiting stays counted.  */
+      if (r < 0 && (err == EINTR || (err == ENOENT && !hung_up ())))
+	continue;
       idle--;
-      if (r == 0)
-	busy++;
-      last = r == 0 && idle == 0;
-      pthread_mutex_unlock (&mu);
       if (r < 0)
-	{
-	  /* ENOENT: the caller went away before we took its call, or
-	     everyone did.  */
-	  if (err == EINTR || (err == ENOENT && !hung_up ()))
-	    continue;
-	  break;
-	}
+	break;
+      busy++;
+      last = idle == 0 && starting == 0;
+      pthread_mutex_unlock (&mu);
       /* No other thread waits: one more, before answering (the pool's
 	 rule, at the top of this file).  Two threads taking calls at once
 	 may both start one: one too many, never one too few.  */
@@ -147,8 +173,10 @@ worker (void *arg)
       pthread_mutex_lock (&mu);
       if (--busy == 0)
 	pthread_cond_broadcast (&quiet);
-      pthread_mutex_unlock (&mu);
+      idle += !replying;
+      replying = 0;
     }
+  pthread_mutex_unlock (&mu);
   return NULL;
 }
 

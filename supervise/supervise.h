@@ -54,6 +54,8 @@ void sv_pool_quiet (void);
 
 /* answer.c */
 void sv_answer (const struct seccomp_notif *req);
+/* pool.c: the answering thread is about to reply.  */
+void sv_pool_replying (void);
 
 /* signals.c */
 int sv_own_group (void);

@@ -25,6 +25,11 @@
    - mode 0400: a file whose mode changed to 0400 since the caller opened it
      O_WRONLY, with a hole inside: allocated all the same; through
      O_RDWR|O_DIRECT past its end: EBADF, as documented;
+   - lease: a write lease and a call that needs a descriptor of its own:
+     EBADF at once, the lease kept;
+   - allocated: a range of data ending in zero bytes, rewritten by a
+     thread during the calls: no byte written into it (tmpfs, where holes
+     cannot be found, wrote one per block);
    - devlock: a record lock on a fuseblk filesystem's device kept;
    - append fsize: an append-only file past RLIMIT_FSIZE through
      O_RDWR|O_APPEND: EFBIG, nothing written;
@@ -56,6 +61,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -623,6 +629,104 @@ append_fsize (void)
   unlink (path);
 }
 
+/* lease: a write lease on the file, a hole inside through an O_WRONLY
+   descriptor (a descriptor of the library's own would break the
+   lease): EBADF at once, the lease kept.  */
+static void
+lease (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "lease", path, sizeof path);
+
+  t_put (fd, 0, 4096, 12);
+  ftruncate (fd, MiB);
+  close (fd);
+  int w = open (path, O_WRONLY);
+  if (w < 0 || fcntl (w, F_SETLEASE, F_WRLCK) < 0)
+    t_unsupported ("lease: a write lease here: %s", strerror (errno));
+  else
+    {
+      time_t t0 = time (NULL);
+      int e = posix_fallocate64 (w, 0, MiB);
+      t_ok (e == EBADF && fcntl (w, F_GETLEASE) == F_WRLCK
+	    && time (NULL) - t0 < 10, "lease: EBADF at once, the lease kept "
+	    "(posix_fallocate %d, %ld s)", e, (long) (time (NULL) - t0));
+      fcntl (w, F_SETLEASE, F_UNLCK);
+    }
+  if (w >= 0)
+    close (w);
+  unlink (path);
+}
+
+/* allocated: a range already allocated (data blocks ending in a zero
+   byte) while a thread rewrites its blocks: nothing may be written
+   into them, so nothing of the writer's is lost.  */
+#define ABLK 4096
+#define ANBLK 2048
+static int alloc_fd;
+static atomic_int alloc_done;
+
+static void *
+rewriter (void *arg)
+{
+  static char b[ABLK];
+  unsigned r = 1;
+
+  (void) arg;
+  memset (b, 'Z', sizeof b);
+  while (!atomic_load (&alloc_done))
+    {
+      r = r * 1103515245 + 12345;
+      syscall (SYS_pwrite64, alloc_fd, b, sizeof b,
+	       (off_t) ((r >> 8) % ANBLK) * ABLK);
+    }
+  return NULL;
+}
+
+static void
+allocated (void)
+{
+  char path[4096];
+  static char b[ABLK];
+  pthread_t t;
+  int lost = 0, e = 0;
+  struct statfs fs;
+
+  /* FUSE: nothing finds holes there, every block is a candidate, with
+     the writing way's documented one-byte window.  */
+  if (statfs (dir, &fs) == 0 && fs.f_type == 0x65735546)
+    {
+      t_unsupported ("allocated: FUSE, where holes cannot be found");
+      return;
+    }
+  alloc_fd = t_create (dir, "allocated", path, sizeof path);
+  memset (b, 'A', sizeof b);
+  b[ABLK - 1] = 0;
+  for (int i = 0; i < ANBLK; i++)
+    pwrite64 (alloc_fd, b, sizeof b, (off_t) i * ABLK);
+  atomic_store (&alloc_done, 0);
+  pthread_create (&t, NULL, rewriter, NULL);
+  for (int i = 0; i < 20 && !e; i++)
+    e = posix_fallocate64 (alloc_fd, 0, (int64_t) ANBLK * ABLK);
+  atomic_store (&alloc_done, 1);
+  pthread_join (t, NULL);
+  for (int i = 0; i < ANBLK; i++)
+    {
+      char c;
+      pread64 (alloc_fd, &c, 1, (off_t) i * ABLK);
+      if (c == 'Z')
+	{
+	  pread64 (alloc_fd, &c, 1, (off_t) i * ABLK + ABLK - 1);
+	  lost += c != 'Z';
+	}
+    }
+  t_ok (e == 0 && lost == 0, "allocated: a range of data rewritten during "
+	"20 calls: nothing written into it (posix_fallocate %d, %d blocks "
+	"lost)", e, lost);
+  close (alloc_fd);
+  unlink (path);
+}
+
 /* two processes */
 
 static atomic_int *step;		/* shared: each process's writes */
@@ -973,6 +1077,8 @@ main (int argc, char **argv)
   own ("O_RDWR|O_DIRECT past the end", O_RDWR | O_DIRECT, 0, 4 * MiB);
   pipe_eof ();
   extended ();
+  lease ();
+  allocated ();
   devlock ();
   append_fsize ();
   writeback ();

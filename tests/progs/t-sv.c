@@ -37,6 +37,9 @@
                                    into its call; then raw mode 0 over
                                    1 MiB succeeds and FILE's size is the
                                    one before or LEN, nothing between
+   t-sv threads DIR T K            T threads make K raw KEEP_SIZE calls
+                                   each at once: PASS/FAIL, the supervisor
+                                   (the parent) has at most T + 3 threads
    t-sv fds FILE N                 N calls (mode 0 and KEEP_SIZE, 4 KiB
                                    each) under the supervisor, our parent:
                                    PASS if its descriptors number the same
@@ -458,6 +461,76 @@ fds (const char *path, int n)
   return failures ? 1 : 0;
 }
 
+/* threads: T threads, each with a file of its own, make K raw KEEP_SIZE
+   calls at once; at most T calls are ever in flight, so the supervisor
+   needs at most T threads waiting or answering, its main thread, and
+   one waiting more (two threads taking calls at once may each start
+   one: T + 3 in all).  */
+static const char *threads_dir;
+static int threads_k, threads_ready, threads_n;
+
+static void *
+caller (void *arg)
+{
+  char path[4096];
+  int bad = 0;
+
+  snprintf (path, sizeof path, "%s/thread%ld", threads_dir, (long) arg);
+  int fd = open (path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  __atomic_add_fetch (&threads_ready, 1, __ATOMIC_SEQ_CST);
+  while (__atomic_load_n (&threads_ready, __ATOMIC_SEQ_CST) < threads_n)
+    ;
+  /* EOPNOTSUPP where the filesystem has no fallocate (ext2).  */
+  for (int k = 0; k < threads_k; k++)
+    {
+      int r = raw (fd, 1, (long long) k * 4096, 4096);
+      bad += r != 0 && r != EOPNOTSUPP;
+    }
+  close (fd);
+  unlink (path);
+  return (void *) (long) bad;
+}
+
+static int
+supervisor_threads (pid_t pid)
+{
+  char path[64], line[128];
+  int n = -1;
+
+  snprintf (path, sizeof path, "/proc/%ld/status", (long) pid);
+  FILE *f = fopen (path, "r");
+  while (f && fgets (line, sizeof line, f))
+    if (sscanf (line, "Threads: %d", &n) == 1)
+      break;
+  if (f)
+    fclose (f);
+  return n;
+}
+
+static int
+threads (const char *dir, int t, int k)
+{
+  pthread_t th[256];
+  long bad = 0;
+  char what[200];
+
+  threads_dir = dir, threads_k = k, threads_n = t;
+  for (long i = 0; i < t && i < 256; i++)
+    pthread_create (&th[i], NULL, caller, (void *) i);
+  for (int i = 0; i < t && i < 256; i++)
+    {
+      void *r;
+      pthread_join (th[i], &r);
+      bad += (long) r;
+    }
+  int n = supervisor_threads (getppid ());
+  snprintf (what, sizeof what, "%d callers, %d calls each: the supervisor "
+	    "has at most %d threads (%d)", t, k, t + 3, n);
+  ok (n > 0 && n <= t + 3, what);
+  ok (bad == 0, "every call got the kernel's answer (0 or EOPNOTSUPP)");
+  return failures ? 1 : 0;
+}
+
 static int
 modes (const char *path)
 {
@@ -586,6 +659,8 @@ main (int argc, char **argv)
     return pair (argv[2], atol (argv[3]), argv[4]);
   if (argc == 4 && strcmp (argv[1], "fds") == 0)
     return fds (argv[2], atoi (argv[3]));
+  if (argc == 5 && strcmp (argv[1], "threads") == 0)
+    return threads (argv[2], atoi (argv[3]), atoi (argv[4]));
   if (argc == 3 && strcmp (argv[1], "modes") == 0)
     return modes (argv[2]);
   if (argc == 3 && strcmp (argv[1], "signals") == 0)

@@ -639,7 +639,9 @@ __fa_own (struct fa_file *f, int (*fn) (void *), void *arg)
   /* Already in ours: another would open the same.  */
   if (f->own)
     return fn (arg);
-  if (fcntl (f->fd, F_GETLEASE) > F_UNLCK)
+  /* F_UNLCK: no lease; F_RDLCK and F_WRLCK, which are smaller, one.  */
+  int lease = fcntl (f->fd, F_GETLEASE);
+  if (lease >= 0 && lease != F_UNLCK)
     return EBADF;
   err = __fa_aside (own, &o);
   if (o.xfsz)

@@ -348,8 +348,35 @@ solid (struct fill *fl)
   return type == 0x65735546 && __fa_aside (exfat_device, &fl->f) == 0;
 }
 
+/* Whether the pages of the window last populated, within [from, to),
+   are all in memory: on tmpfs, whose pages are its storage, that they
+   are allocated.  */
+static int
+resident (struct fill *fl, int64_t from, int64_t to)
+{
+  long page = sysconf (_SC_PAGESIZE);
+  int64_t a = from > fl->at ? from : fl->at;
+  int64_t b = to < fl->at + WINDOW ? to : fl->at + WINDOW;
+  unsigned char vec[256];
+
+  for (a -= a % page; a < b; a += (int64_t) sizeof vec * page)
+    {
+      size_t n = (size_t) ((b - a + page - 1) / page);
+      n = n < sizeof vec ? n : sizeof vec;
+      if (mincore (fl->p + (a - fl->at), n * (size_t) page, vec) < 0)
+	return 0;
+      for (size_t i = 0; i < n; i++)
+	if (!(vec[i] & 1))
+	  return 0;
+    }
+  return 1;
+}
+
 /* Whether the hole [from, to) is allocated now: it is no longer found
-   there, or, where holes cannot be found, st_blocks grew from BLOCKS.  */
+   there, or, where holes cannot be found, st_blocks grew from BLOCKS, or
+   on tmpfs the pages are in memory (a range already allocated does not
+   grow st_blocks, and writing it instead would race with its writers:
+   a review lost blocks so).  */
 static int
 gone (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
 {
@@ -359,8 +386,10 @@ gone (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
 
   __fa_forget (&fl->f);
   found = __fa_next_hole (&fl->f, &h, &d);
-  return found >= 0 ? found == 0 || h != from
-	 : fstat64 (fl->f.fd, &now) == 0 && now.st_blocks > blocks;
+  if (found >= 0)
+    return found == 0 || h != from;
+  return (fstat64 (fl->f.fd, &now) == 0 && now.st_blocks > blocks)
+	 || (fl->f.fs.f_type == 0x01021994 && fl->p && resident (fl, from, to));
 }
 
 /* The hole [from, to), inside the file, allocated.  Where holes cannot
@@ -497,6 +526,23 @@ grow (struct fill *fl)
   return err;
 }
 
+/* The bytes in holes of [FL->off, LIM), into N; where they cannot be
+   found, all of them.  */
+struct count
+{
+  struct fill *fl;
+  int64_t lim, n;
+};
+
+static int
+count_holes (void *arg)
+{
+  struct count *c = arg;
+
+  c->n = 0;
+  return holes (c->fl, c->fl->off, c->lim, &c->n);
+}
+
 /* How to go about it, before anything is written: the step, which ways
    work, EFBIG, and ENOSPC if the holes and the new space would not fit.  */
 static int
@@ -540,13 +586,23 @@ plan (struct fill *fl)
     room = (uint64_t) f->fs.f_bfree
 	   * (uint64_t) (f->fs.f_frsize ? f->fs.f_frsize : f->fs.f_bsize);
   /* The holes inside the file, at most all of the range there; counted
-     only where the count decides, and where they cannot be found, all
-     of it is (st_blocks cannot bound them: see solid).  */
-  if ((uint64_t) (inside + tail) > room && known (fl))
+     only where the count decides: by FIEMAP, on tmpfs by lseek on a
+     descriptor of our own (else a file of data near a full tmpfs got
+     ENOSPC), and elsewhere all of it counts (st_blocks cannot bound
+     them: see solid).  */
+  if ((uint64_t) (inside + tail) > room
+      && (known (fl) || f->fs.f_type == 0x01021994))
     {
-      inside = 0;
-      if ((err = holes (fl, fl->off, lim, &inside)))
-	return err;
+      struct count c = { fl, lim, 0 };
+
+      if (known (fl))
+	{
+	  if ((err = count_holes (&c)))
+	    return err;
+	  inside = c.n;
+	}
+      else if (__fa_own (f, count_holes, &c) == 0)
+	inside = c.n;
     }
   if ((uint64_t) (inside + tail) > room)
     return ENOSPC;
@@ -602,9 +658,10 @@ run (struct fill *fl)
       lim = fl->end < fl->size0 ? fl->end : fl->size0;
     }
   /* Every write succeeded, yet the file does not reach the end: a FUSE
-     server that accepts writes and drops them (grow's byte at the end
-     is on a local filesystem).  */
-  if (!err && fl->end > fl->size0 && !(fl->map && fl->made == fl->end)
+     server that accepts writes and drops them.  Not asked of local
+     filesystems, where another process's truncation meanwhile would make
+     it a false alarm.  */
+  if (!err && fl->end > fl->size0 && remote (fl->f.fs.f_type)
       && (fstat64 (fl->f.fd, &now) < 0 || now.st_size < fl->end))
     err = EIO;
   if (!err)
