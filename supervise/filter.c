@@ -18,11 +18,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/filter.h>
+#include "fa-internal.h"
 #include "fa-seccomp.h"
 #include "supervise.h"
 
 /* The filter: FA_SECCOMP_CALLS to user notification, all else allowed.
-   Its size: four instructions per call, and the two returns.  */
+   Its size: four instructions per call, and the returns.  Without a
+   policy or a trace (__fa_passthrough), only mode 0 is sent: the
+   supervisor would pass any other mode on unchanged, and the kernel
+   answers it in the caller, as if we were not there (its credentials,
+   its RLIMIT_FSIZE), without the round trip.  The mode is the second
+   argument for every ABI of the leaf, its low word first (x86_64).  */
 static const struct { unsigned arch, nr; } calls[] = { FA_SECCOMP_CALLS };
 #define NCALLS (sizeof calls / sizeof calls[0])
 
@@ -42,7 +48,7 @@ has_call (unsigned i)
 static int
 install_filter (void)
 {
-  struct sock_filter prog[4 * NCALLS + 2];
+  struct sock_filter prog[4 * NCALLS + 5];
   unsigned n = 0, notify;
   int fd;
 
@@ -69,6 +75,16 @@ install_filter (void)
     }
   prog[n++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K,
 					     SECCOMP_RET_ALLOW);
+  if (__fa_passthrough)
+    {
+      prog[n++] = (struct sock_filter)
+	BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
+		  offsetof (struct seccomp_data, args[1]));
+      prog[n++] = (struct sock_filter)
+	BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);
+      prog[n++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K,
+						 SECCOMP_RET_ALLOW);
+    }
   prog[n++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K,
 					     SECCOMP_RET_USER_NOTIF);
   struct sock_fprog fprog = { (unsigned short) n, prog };

@@ -37,6 +37,9 @@
                                    into its call; then raw mode 0 over
                                    1 MiB succeeds and FILE's size is the
                                    one before or LEN, nothing between
+   t-sv stopped FILE               the supervisor (the parent) stopped
+                                   for 3 s: PASS/FAIL, a raw KEEP_SIZE
+                                   call returns within 1.5 s
    t-sv threads DIR T K            T threads make K raw KEEP_SIZE calls
                                    each at once: PASS/FAIL, the supervisor
                                    (the parent) has at most T + 3 threads
@@ -531,6 +534,36 @@ threads (const char *dir, int t, int k)
   return failures ? 1 : 0;
 }
 
+/* stopped: with the supervisor (the parent) stopped for 3 s, a raw
+   KEEP_SIZE call returns at once: without a policy the filter leaves
+   modes other than 0 to the kernel.  */
+static int
+stopped (const char *path)
+{
+  int fd = open_file (path, 0);
+  pid_t sv = getppid (), h;
+  struct timespec a, b;
+  char what[200];
+
+  if (kill (sv, SIGSTOP) < 0)
+    return 2;
+  if ((h = fork ()) == 0)
+    {
+      sleep (3);
+      kill (sv, SIGCONT);
+      _exit (0);
+    }
+  clock_gettime (CLOCK_MONOTONIC, &a);
+  int r = raw (fd, 1, 0, 4096);
+  clock_gettime (CLOCK_MONOTONIC, &b);
+  double dt = (double) (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+  waitpid (h, NULL, 0);
+  snprintf (what, sizeof what, "KEEP_SIZE with the supervisor stopped: "
+	    "answered at once (%.2f s, result %d)", dt, r);
+  ok (dt < 1.5, what);
+  return failures ? 1 : 0;
+}
+
 static int
 modes (const char *path)
 {
@@ -659,6 +692,8 @@ main (int argc, char **argv)
     return pair (argv[2], atol (argv[3]), argv[4]);
   if (argc == 4 && strcmp (argv[1], "fds") == 0)
     return fds (argv[2], atoi (argv[3]));
+  if (argc == 3 && strcmp (argv[1], "stopped") == 0)
+    return stopped (argv[2]);
   if (argc == 5 && strcmp (argv[1], "threads") == 0)
     return threads (argv[2], atoi (argv[3]), atoi (argv[4]));
   if (argc == 3 && strcmp (argv[1], "modes") == 0)
