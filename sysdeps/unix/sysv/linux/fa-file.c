@@ -480,6 +480,32 @@ own_table (void)
   return unshare (CLONE_FILES);
 }
 
+/* Whether the process holds a lease on F's file (opening it would break
+   the lease), by /proc/locks: F_GETLEASE's answer is not translated by
+   qemu-user, and F_UNLCK differs between ABIs (alpha, hppa, sparc).  In
+   __fa_aside's thread, so nothing is opened in the process's table.  */
+static int
+leased (const struct fa_file *f)
+{
+  char line[256], type[16];
+  unsigned maj, min;
+  unsigned long long ino;
+  long pid;
+  int found = 0;
+  FILE *l = fopen ("/proc/locks", "re");
+
+  if (l == NULL)
+    return 0;
+  while (!found && fgets (line, sizeof line, l))
+    found = sscanf (line, "%*d: %15s %*s %*s %ld %x:%x:%llu", type, &pid,
+		    &maj, &min, &ino) == 5
+	    && strcmp (type, "LEASE") == 0 && pid == (long) getpid ()
+	    && makedev (maj, min) == f->st.st_dev
+	    && ino == (unsigned long long) f->st.st_ino;
+  fclose (l);
+  return found;
+}
+
 /* The process's descriptor FD copied into the calling thread's table
    (pidfd_getfd on our own process, Linux 5.6), or -1.  */
 static int
@@ -519,6 +545,8 @@ own (void *arg)
   char path[64];
   int err, nfd = -1, wfd = -1;
 
+  if (leased (f))
+    return EBADF;
   f->own = 1;
   snprintf (path, sizeof path, "/proc/self/task/%d/fd/%d", (int) o->tid,
 	    f->fd);
@@ -639,10 +667,6 @@ __fa_own (struct fa_file *f, int (*fn) (void *), void *arg)
   /* Already in ours: another would open the same.  */
   if (f->own)
     return fn (arg);
-  /* F_UNLCK: no lease; F_RDLCK and F_WRLCK, which are smaller, one.  */
-  int lease = fcntl (f->fd, F_GETLEASE);
-  if (lease >= 0 && lease != F_UNLCK)
-    return EBADF;
   err = __fa_aside (own, &o);
   if (o.xfsz)
     raise (SIGXFSZ);
