@@ -488,7 +488,6 @@ static int
 leased (const struct fa_file *f)
 {
   char line[256], type[16];
-  unsigned maj, min;
   unsigned long long ino;
   long pid;
   int found = 0;
@@ -496,11 +495,13 @@ leased (const struct fa_file *f)
 
   if (l == NULL)
     return 0;
+  /* The device is not compared: /proc/locks names the superblock's, and
+     btrfs's st_dev is its subvolume's.  A lease of ours on another file
+     of the same inode number makes this EBADF too.  */
   while (!found && fgets (line, sizeof line, l))
-    found = sscanf (line, "%*d: %15s %*s %*s %ld %x:%x:%llu", type, &pid,
-		    &maj, &min, &ino) == 5
+    found = sscanf (line, "%*d: %15s %*s %*s %ld %*x:%*x:%llu", type, &pid,
+		    &ino) == 3
 	    && strcmp (type, "LEASE") == 0 && pid == (long) getpid ()
-	    && makedev (maj, min) == f->st.st_dev
 	    && ino == (unsigned long long) f->st.st_ino;
   fclose (l);
   return found;
