@@ -13,6 +13,18 @@
 #define NR_I386 324
 #define X32_BIT 0x40000000
 
+/* PROG's N instructions installed, without privilege: 0 or -1.  */
+static int
+install (struct sock_filter *prog, unsigned short n)
+{
+  struct sock_fprog fprog = { n, prog };
+
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0
+      || prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) < 0)
+    return -1;
+  return 0;
+}
+
 int
 fa_deny_fallocate (unsigned int err)
 {
@@ -29,12 +41,7 @@ fa_deny_fallocate (unsigned int err)
     BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err),
     BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
-  struct sock_fprog fprog = { sizeof prog / sizeof prog[0], prog };
-
-  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0
-      || prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) < 0)
-    return -1;
-  return 0;
+  return install (prog, sizeof prog / sizeof prog[0]);
 }
 
 #define NR_UNSHARE 272
@@ -58,10 +65,5 @@ fa_deny_container (int clone3)
     BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (clone3 & 0xfff)),
     BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
-  struct sock_fprog fprog = { sizeof prog / sizeof prog[0], prog };
-
-  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0
-      || prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) < 0)
-    return -1;
-  return 0;
+  return install (prog, sizeof prog / sizeof prog[0]);
 }
