@@ -1045,6 +1045,24 @@ two (void)
   return bad;
 }
 
+static void *
+nothing (void *arg)
+{
+  return arg;
+}
+
+/* Whether pthread_create works under the filter just installed.  */
+static int
+can_thread (void)
+{
+  pthread_t t;
+
+  if (pthread_create (&t, NULL, nothing, NULL) != 0)
+    return 0;
+  pthread_join (t, NULL);
+  return 1;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1068,10 +1086,12 @@ main (int argc, char **argv)
       return 2;
     }
   /* An older profile: no thread can be made, so no descriptor of the
-     library's own: EBADF, as documented, data kept.  */
+     library's own: EBADF, as documented, data kept.  Valgrind makes
+     threads with clone, not clone3: there the thread is made and the
+     call must allocate.  */
   if (argc > 3 && strcmp (argv[3], "clone3eperm") == 0)
     {
-      own_expect = EBADF;
+      own_expect = can_thread () ? 0 : EBADF;
       own ("O_WRONLY, hole inside, no thread", O_WRONLY, 0,
 	   1 * MiB + (64 << 10));
       return t_done ();
