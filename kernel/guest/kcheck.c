@@ -4,13 +4,14 @@
    answer of every call comes from KIND and FS, never from the kernel
    itself.  Raw system calls only: no library decides anything here.
 
-   ext2, exfat and jfs have no ->fallocate in 6.1: stock refuses modes 0 and
-   KEEP_SIZE with EOPNOTSUPP; patched (patch 1) allocates the holes of the
-   range by mode 0 without changing a byte, all or nothing on ENOSPC.
+   ext2, exfat and jfs have no ->fallocate in 6.1: stock refuses every
+   mode with EOPNOTSUPP.  Patch 1 gives ext2 mode 0 only: it allocates the
+   holes of the range without changing a byte (bytes stored past the end
+   of file through a mapping included), and when it fails part way
+   (ENOSPC, EDQUOT, a fatal signal) nothing stays allocated past the end
+   of file, on an append-only file too.  exfat and jfs answer as stock.
    Every other mode, KEEP_SIZE included (these filesystems cannot keep
-   blocks past the end of file), is EOPNOTSUPP on both.
-   On ext2 with a user quota, a call over the user's block limit gets
-   EDQUOT on patched and leaves nothing allocated, as ENOSPC does.
+   blocks past the end of file), is EOPNOTSUPP on both kernels.
    FALLOC_FL_NO_HIDE_STALE (patch 2): EOPNOTSUPP everywhere except on the
    patched ext4, where it needs CAP_SYS_RAWIO (EPERM without) and exposes
    the old contents of the blocks, which plain allocation never does.
@@ -46,7 +47,9 @@
 #define MiB (1024 * KiB)
 
 static const char *kind, *fs, *dir;
-static int patched, nofalloc, failed;
+/* PATCHED: the kernel is; NOFALLOC: FS has no ->fallocate in 6.1;
+   KALLOC: patch 1 gives it mode 0 (ext2, patched).  */
+static int patched, nofalloc, kalloc, failed;
 
 static void
 ok (int cond, const char *fmt, ...)
@@ -192,7 +195,7 @@ drop_caches (void)
 static int
 want_alloc (void)
 {
-  return nofalloc && !patched ? EOPNOTSUPP : 0;
+  return nofalloc && !kalloc ? EOPNOTSUPP : 0;
 }
 
 /* Modes 0 and KEEP_SIZE on a filesystem without ->fallocate.  */
@@ -260,13 +263,11 @@ alloc_modes (void)
     {
       b0 = fblocks (fd);
       e = falloc (fd, FALLOC_FL_KEEP_SIZE, past ? MiB : 0, 256 * KiB);
-      ok (e == (nofalloc ? EOPNOTSUPP : 0), "KEEP_SIZE %s the end of file: "
-	  "%s (got %s)", past ? "past" : "before",
-	  nofalloc ? "EOPNOTSUPP" : "0", ename (e));
-      if (nofalloc)
-	ok (fsize (fd) == MiB + 4096 && fblocks (fd) == b0,
-	    "KEEP_SIZE %s the end refused: file unchanged",
-	    past ? "past" : "before");
+      ok (e == EOPNOTSUPP, "KEEP_SIZE %s the end of file: EOPNOTSUPP "
+	  "(got %s)", past ? "past" : "before", ename (e));
+      ok (fsize (fd) == MiB + 4096 && fblocks (fd) == b0,
+	  "KEEP_SIZE %s the end refused: file unchanged",
+	  past ? "past" : "before");
     }
   close (fd);
   unlink (path);
@@ -358,18 +359,60 @@ mapped (void)
   unlink (path);
 }
 
-/* All or nothing on ENOSPC: the filesystem filled to about 1 MiB free,
-   requests that need more must fail with ENOSPC before anything changes:
-   size, allocation, free space and bytes as they were.  */
+/* Bytes stored through a shared mapping past the end of file, in the page
+   that straddles it, are not file data: mode 0 extending the file over
+   them must leave zeros there, in the page cache and on disk, as a write
+   extending the file would.  */
+static void
+eof_tail (void)
+{
+  char path[4096];
+  int fd = create ("k-tail", path), e;
+  char *p;
+
+  put (fd, 0, 5000, 12);
+  fsync (fd);
+  p = mmap (NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED)
+    {
+      ok (0, "eof tail: mmap: %s", strerror (errno));
+      close (fd);
+      return;
+    }
+  p[5000] = p[6000] = p[8191] = 'T';
+  e = falloc (fd, 0, 0, 8192);
+  ok (e == want_alloc (), "mode 0 over bytes stored past the end of file: "
+      "%s (got %s)", ename (want_alloc ()), ename (e));
+  if (!e)
+    ok (fsize (fd) == 8192 && same (fd, 0, 5000, 12)
+	&& same (fd, 5000, 3192, 0), "bytes stored past the old end of file "
+	"through a mapping read as zeros (offset 6000: %d)", p[6000]);
+  msync (p, 8192, MS_SYNC);
+  munmap (p, 8192);
+  drop_caches ();
+  ok (same (fd, 0, 5000, 12) && same (fd, 5000, fsize (fd) - 5000, 0),
+      "bytes stored past the old end of file: zeros on disk too");
+  close (fd);
+  unlink (path);
+}
+
+/* ENOSPC with the filesystem filled to about 1 MiB free.  Past the end of
+   file, all or nothing: a request that needs more fails with ENOSPC and
+   leaves size, allocation, free space and bytes as they were (patch 1
+   allocates until the filesystem refuses, then frees it all).  Holes
+   inside the file that were filled before the failure stay allocated,
+   reading zeros: there, size and bytes as they were.  */
 static void
 enospc (void)
 {
   char path[4096], fpath[4096];
   static unsigned char z[1 << 20];
   int fd = create ("k-enospc", path), fill = create ("k-filler", fpath), e;
-  int64_t free0, b0, s0, keep = MiB;
+  int want = kalloc ? ENOSPC : EOPNOTSUPP;
+  int64_t free0, b0, s0, keep = MiB, f;
 
-  /* Data, a 2 MiB hole (zeros written, on exfat), data.  */
+  /* Data, a 2 MiB hole, data.  exfat has no sparse files: there the hole
+     is allocated zeros.  */
   put (fd, 0, 4096, 5);
   put (fd, 2 * MiB + 4096, 4096, 6);
   fsync (fd);
@@ -383,101 +426,188 @@ enospc (void)
   s0 = fsize (fd);
   printf ("# %lld bytes free\n", (long long) free0);
 
+  e = falloc (fd, 0, s0, 8 * MiB);
+  ok (e == want, "8 MiB past the end of file with %lld KiB free: %s "
+      "(got %s)", (long long) free0 / 1024, ename (want), ename (e));
+  f = ffree (fd);
+  ok (fsize (fd) == s0 && fblocks (fd) == b0 && f == free0
+      && same (fd, 0, 4096, 5) && same (fd, 4096, 2 * MiB, 0)
+      && same (fd, 2 * MiB + 4096, 4096, 6),
+      "after 8 MiB past the end: size, allocation, free space and bytes "
+      "as before (size %lld/%lld, allocated %lld/%lld, free %lld/%lld)",
+      (long long) fsize (fd), (long long) s0, (long long) fblocks (fd),
+      (long long) b0, (long long) f, (long long) free0);
+
+  /* What fits is allocated: not every request is ENOSPC.  */
+  e = falloc (fd, 0, s0, 256 * KiB);
+  ok (e == want_alloc () && fsize (fd) == (e ? s0 : s0 + 256 * KiB),
+      "256 KiB past the end with %lld KiB free: %s (got %s, size %lld)",
+      (long long) free0 / 1024, ename (want_alloc ()), ename (e),
+      (long long) fsize (fd));
+  ftruncate (fd, s0);
+
   struct { const char *what; int64_t off, len; } r[] = {
     { "the hole inside (2 MiB)", 4096, 2 * MiB },
-    { "past the end of file (8 MiB)", s0, 8 * MiB },
     { "the hole and past the end (4 MiB)", 0, 4 * MiB },
   };
   for (size_t i = 0; i < sizeof r / sizeof *r; i++)
     {
-      int want = nofalloc && !patched ? EOPNOTSUPP : ENOSPC;
-      /* exfat has no sparse files: its "hole" is allocated zeros.  */
-      if (i == 0 && want == ENOSPC && strcmp (fs, "exfat") == 0)
-	want = 0;
       e = falloc (fd, 0, r[i].off, r[i].len);
-      ok (e == want, "%s with %lld KiB free: %s (got %s)", r[i].what, (long long) free0 / 1024, ename (want), ename (e));
-      int64_t f = ffree (fd);
-      ok (fsize (fd) == s0 && fblocks (fd) == b0 && f == free0
+      ok (e == want, "%s with %lld KiB free: %s (got %s)", r[i].what,
+	  (long long) free0 / 1024, ename (want), ename (e));
+      ok (fsize (fd) == s0 && (kalloc || fblocks (fd) == b0)
 	  && same (fd, 0, 4096, 5) && same (fd, 4096, 2 * MiB, 0)
 	  && same (fd, 2 * MiB + 4096, 4096, 6),
-	  "after %s: size, allocation, free space and bytes as before "
-	  "(size %lld/%lld, allocated %lld/%lld, free %lld/%lld)", r[i].what, (long long) fsize (fd), (long long) s0,
-	  (long long) fblocks (fd), (long long) b0, (long long) f,
-	  (long long) free0);
+	  "after %s: size%s and bytes as before (size %lld/%lld, "
+	  "allocated %lld/%lld)", r[i].what, kalloc ? "" : ", allocation",
+	  (long long) fsize (fd), (long long) s0, (long long) fblocks (fd),
+	  (long long) b0);
     }
-  /* What fits is allocated: not every request is ENOSPC.  */
-  e = falloc (fd, 0, s0, 256 * KiB);
-  ok (e == want_alloc (), "256 KiB with %lld KiB free: %s (got %s)",
-      (long long) free0 / 1024, ename (want_alloc ()), ename (e));
   close (fill);
   unlink (fpath);
   close (fd);
   unlink (path);
 }
 
-/* All or nothing when allocation fails part way, past the end of file:
-   the size is set back, which frees what was allocated.  A fatal signal
-   in the middle of a large call; then another process writing a file of
-   its own at the same time, so that ENOSPC can come from the filesystem
-   after the free space was checked.  Either the call completes, or the
-   file is as it was: never a size or an allocation in between.  */
-static void
-partway (void)
+/* Whether PID sleeps in fallocate(2) now, by /proc/PID/syscall.  */
+static int
+in_fallocate (pid_t pid)
 {
-  char path[4096], fpath[4096];
-  int fd, e, st;
-  int64_t b0, len;
-  struct statvfs v;
-  pid_t pid, w;
+  char p[64], b[64];
+  ssize_t n;
+  int fd;
 
-  fd = create ("k-partway", path);
+  snprintf (p, sizeof p, "/proc/%d/syscall", (int) pid);
+  fd = open (p, O_RDONLY);
+  if (fd < 0)
+    return 0;
+  n = read (fd, b, sizeof b - 1);
+  close (fd);
+  if (n <= 0)
+    return 0;
+  b[n] = 0;
+  return b[0] >= '0' && b[0] <= '9' && atol (b) == SYS_fallocate;
+}
+
+/* All or nothing past the end of file when a fatal signal ends a large
+   mode 0: a SIGKILL sent while /proc says the child is in the call, so
+   that it lands there (tried again if the call ended first).  After each
+   try the call completed or the file is as it was (size, allocation,
+   free space), and the kill must have undone one at least.  Stock
+   refuses at once.  */
+static void
+killed (void)
+{
+  char path[4096];
+  int fd = create ("k-killed", path), st, landed = 0, undone = 0, bad = 0;
+  int tries;
+  int64_t b0, f0, len, s1 = 0, b1 = 0, f1 = 0;
+  struct statvfs v;
+
   put (fd, 0, 4096, 11);
   fsync (fd);
   b0 = fblocks (fd);
+  f0 = ffree (fd);
   statvfs (dir, &v);
   len = ((int64_t) v.f_bavail * v.f_frsize * 3 / 4) & ~(MiB - 1);
-  pid = fork ();
-  if (pid == 0)
-    _exit (falloc (fd, 0, 4096, len));
-  usleep (50000);
-  kill (pid, SIGKILL);
-  waitpid (pid, &st, 0);
-  int64_t s1 = fsize (fd), b1 = fblocks (fd);
-  ok ((s1 == 4096 && b1 == b0) || (!want_alloc () && s1 == 4096 + len),
-      "killed in a %lld MiB mode 0: size %lld, %lld bytes allocated (%s)",
-      (long long) (len / MiB), (long long) s1, (long long) b1,
-      s1 == 4096 ? "as before" : "complete");
-  ok (same (fd, 0, 4096, 11), "killed in mode 0: data kept");
-  ftruncate (fd, 4096);
-  fsync (fd);
-  b0 = fblocks (fd);
-
-  /* Against a writer: the two together need more than the free space.  */
-  statvfs (dir, &v);
-  len = ((int64_t) v.f_bavail * v.f_frsize * 2 / 3) & ~(MiB - 1);
-  w = fork ();
-  if (w == 0)
+  for (tries = 0; !undone && !bad && tries < 20; tries++)
     {
-      static unsigned char z[1 << 16];
-      int f = create ("k-writer", fpath);
-      for (int64_t n = 0; n < len; n += sizeof z)
-	if (write (f, z, sizeof z) != sizeof z)
-	  break;
-      fsync (f);
+      pid_t pid = fork ();
+      int sent = 0;
+      if (pid == 0)
+	_exit (falloc (fd, 0, 4096, len));
+      for (int i = 0; i < 100000 && !sent; i++)
+	if (in_fallocate (pid))
+	  sent = kill (pid, SIGKILL) == 0;
+      waitpid (pid, &st, 0);
+      landed += sent;
+      s1 = fsize (fd);
+      b1 = fblocks (fd);
+      f1 = ffree (fd);
+      undone = sent && s1 == 4096 && b1 == b0 && f1 == f0;
+      bad = !undone && !(s1 == 4096 + len && b1 >= b0 + len)
+	    && !(!kalloc && s1 == 4096 && b1 == b0);
+      if (!undone && !bad && s1 != 4096)
+	{
+	  ftruncate (fd, 4096);
+	  fsync (fd);
+	}
+    }
+  if (!kalloc)
+    ok (!landed && !bad && WIFEXITED (st) && WEXITSTATUS (st) == EOPNOTSUPP,
+	"mode 0 of %lld MiB: EOPNOTSUPP at once, file unchanged",
+	(long long) (len / MiB));
+  else
+    ok (landed && undone && !bad, "SIGKILL in a %lld MiB mode 0 (%d tries, "
+	"%d landed in the call): size %lld, %lld bytes allocated, %lld free "
+	"(before: 4096, %lld, %lld; each try as before or complete)",
+	(long long) (len / MiB), tries, landed, (long long) s1,
+	(long long) b1, (long long) f1, (long long) b0, (long long) f0);
+  ok (same (fd, 0, 4096, 11), "killed in mode 0: data kept");
+  close (fd);
+  unlink (path);
+}
+
+/* A writer of the same file during a large mode 0 over its holes: a
+   child stores a new tag, round after round, in 64 slots of the range,
+   through pwrite (4 KiB at an odd offset) and through a shared mapping,
+   and records each tag it stored; it stops after the call returns.
+   Every slot then reads back the last tag stored in it, on disk.  */
+static void
+writer (void)
+{
+  enum { SLOTS = 64 };
+  char path[4096];
+  int fd = create ("k-writer", path), st, e, bad = 0;
+  int64_t size = 8 * MiB, gap = size / SLOTS;
+  volatile unsigned *sh = mmap (NULL, 4096, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  unsigned char *p;
+
+  ftruncate (fd, size);
+  p = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED || sh == MAP_FAILED)
+    {
+      ok (0, "writer: mmap: %s", strerror (errno));
+      close (fd);
+      return;
+    }
+  /* sh[0]: the call is over; sh[1]: rounds; sh[2 + K]: slot K's tag.  */
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      for (unsigned t = 1; !sh[0] || t < 3; t++)
+	{
+	  for (int k = 0; k < SLOTS; k++)
+	    {
+	      if (k & 1)
+		pattern (p + k * gap + 8192, 4096, k * gap + 8192, t);
+	      else
+		put (fd, k * gap + 100, 4096, t);
+	      sh[2 + k] = t;
+	    }
+	  sh[1] = t;
+	}
       _exit (0);
     }
-  e = falloc (fd, 0, 4096, len);
-  waitpid (w, &st, 0);
-  snprintf (fpath, sizeof fpath, "%s/k-writer", dir);
-  ok (e == want_alloc () || e == ENOSPC, "mode 0 of %lld MiB against a "
-      "writer of as much: %s or ENOSPC (got %s)", (long long) (len / MiB),
-      ename (want_alloc ()), ename (e));
-  ok (e ? fsize (fd) == 4096 && fblocks (fd) == b0
-      : fsize (fd) == 4096 + len && fblocks (fd) >= len,
-      "against a writer: size %lld, %lld bytes allocated (%s)",
-      (long long) fsize (fd), (long long) fblocks (fd),
-      e ? "failed: as before" : "complete");
-  unlink (fpath);
+  while (!sh[1])
+    usleep (100);
+  e = falloc (fd, 0, 0, size + MiB);
+  sh[0] = 1;
+  waitpid (pid, &st, 0);
+  msync (p, size, MS_SYNC);
+  munmap (p, size);
+  drop_caches ();
+  for (int k = 0; k < SLOTS; k++)
+    {
+      int64_t off = k * gap + (k & 1 ? 8192 : 100);
+      bad += !same (fd, off, 4096, sh[2 + k]);
+    }
+  ok (e == want_alloc (), "mode 0 of 9 MiB under a writer of the same "
+      "file: %s (got %s)", ename (want_alloc ()), ename (e));
+  ok (!bad && WIFEXITED (st) && WEXITSTATUS (st) == 0,
+      "a writer of the same file during the call: every slot reads its "
+      "last tag (%u rounds, %d slots wrong)", sh[1], bad);
   close (fd);
   unlink (path);
 }
@@ -543,6 +673,13 @@ quota (void)
 
   fd = create ("k-quota", path);
   fchown (fd, UID, UID);
+  /* An append-only file: setting the size back would be refused.  */
+  char apath[4096];
+  int fa = create ("k-quota-append", apath), flags = 0;
+  fchown (fa, UID, UID);
+  ok (ioctl (fa, FS_IOC_GETFLAGS, &flags) == 0
+      && (flags |= FS_APPEND_FL, ioctl (fa, FS_IOC_SETFLAGS, &flags) == 0),
+      "quota: chattr +a %s (flags %#x)", apath, flags);
   pid_t pid = fork ();
   if (pid == 0)
     {
@@ -551,8 +688,13 @@ quota (void)
 	  printf ("FAIL: quota: setuid %d: %s\n", UID, strerror (errno));
 	  _exit (1);
 	}
-      e = falloc (fd, 0, 0, 4 * MiB);
       int want = patched ? EDQUOT : EOPNOTSUPP;
+      e = falloc (fa, 0, 0, 4 * MiB);
+      ok (e == want && fsize (fa) == 0 && fblocks (fa) == 0,
+	  "quota: 4 MiB over a 1 MiB limit, append-only file: %s, nothing "
+	  "allocated (got %s, size %lld, %lld bytes allocated)", ename (want),
+	  ename (e), (long long) fsize (fa), (long long) fblocks (fa));
+      e = falloc (fd, 0, 0, 4 * MiB);
       ok (e == want && fsize (fd) == 0 && fblocks (fd) == 0,
 	  "quota: 4 MiB over a 1 MiB limit: %s, nothing allocated (got %s, "
 	  "size %lld, %lld bytes allocated)", ename (want), ename (e),
@@ -571,9 +713,13 @@ quota (void)
   memset (&q, 0, sizeof q);
   e = syscall (SYS_quotactl, QCMD (Q_GETQUOTA, USRQUOTA), dev, UID, &q)
       ? errno : 0;
-  ok (e == 0 && (int64_t) q.dqb_curspace == fblocks (fd),
-      "quota: the user's usage is what the file holds (%lld, file %lld)",
-      (long long) q.dqb_curspace, (long long) fblocks (fd));
+  ok (e == 0 && (int64_t) q.dqb_curspace == fblocks (fd) + fblocks (fa),
+      "quota: the user's usage is what the files hold (%lld, files %lld)",
+      (long long) q.dqb_curspace, (long long) (fblocks (fd) + fblocks (fa)));
+  flags &= ~FS_APPEND_FL;
+  ioctl (fa, FS_IOC_SETFLAGS, &flags);
+  close (fa);
+  unlink (apath);
   close (fd);
   unlink (path);
   e = syscall (SYS_quotactl, QCMD (Q_QUOTAOFF, USRQUOTA), dev, 0, NULL)
@@ -759,12 +905,15 @@ main (int argc, char **argv)
   patched = strcmp (kind, "patched") == 0;
   nofalloc = strcmp (fs, "ext2") == 0 || strcmp (fs, "exfat") == 0
 	     || strcmp (fs, "jfs") == 0;
+  kalloc = patched && strcmp (fs, "ext2") == 0;
   if (nofalloc)
     {
       alloc_modes ();
       mapped ();
+      eof_tail ();
       enospc ();
-      partway ();
+      killed ();
+      writer ();
       if (strcmp (fs, "ext2") == 0)
 	quota ();
     }
