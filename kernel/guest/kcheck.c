@@ -677,9 +677,10 @@ quota (void)
   char apath[4096];
   int fa = create ("k-quota-append", apath), flags = 0;
   fchown (fa, UID, UID);
-  ok (ioctl (fa, FS_IOC_GETFLAGS, &flags) == 0
-      && (flags |= FS_APPEND_FL, ioctl (fa, FS_IOC_SETFLAGS, &flags) == 0),
-      "quota: chattr +a %s (flags %#x)", apath, flags);
+  e = ioctl (fa, FS_IOC_GETFLAGS, &flags);
+  flags |= FS_APPEND_FL;
+  ok (e == 0 && ioctl (fa, FS_IOC_SETFLAGS, &flags) == 0,
+      "quota: chattr +a %s (%s)", apath, strerror (errno));
   pid_t pid = fork ();
   if (pid == 0)
     {
