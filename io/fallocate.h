@@ -20,14 +20,14 @@
 #ifndef FALLOC_FL_PUNCH_HOLE
 # define FALLOC_FL_PUNCH_HOLE 0x02	/* deallocate; needs KEEP_SIZE */
 #endif
-/* FALLOC_FL_NO_HIDE_STALE needs the kernel patch carried in kernel/
-   (0002-ext4-fallocate-with-FALLOC_FL_NO_HIDE_STALE.patch): with it, 0 or
-   KEEP_SIZE | NO_HIDE_STALE on ext4 allocates without zeroing (the old
-   contents become readable) for a caller with CAP_SYS_RAWIO, EPERM
-   without.  Every other filesystem, and every kernel without the patch,
-   refuses it with EOPNOTSUPP.  No other constant here needs a patch.  */
+/* FALLOC_FL_NO_HIDE_STALE is a reserved value, not a mode: the April
+   2012 proposal to allocate without zeroing (exposing what the blocks
+   held) was never merged.  Every filesystem refuses it on a regular file
+   with EOPNOTSUPP; only block devices give a meaning to
+   PUNCH_HOLE | KEEP_SIZE | NO_HIDE_STALE (discard).  Defined because
+   <linux/falloc.h> defines it.  */
 #ifndef FALLOC_FL_NO_HIDE_STALE
-# define FALLOC_FL_NO_HIDE_STALE 0x04	/* allocate without zeroing */
+# define FALLOC_FL_NO_HIDE_STALE 0x04	/* reserved, unmerged */
 #endif
 #ifndef FALLOC_FL_COLLAPSE_RANGE
 # define FALLOC_FL_COLLAPSE_RANGE 0x08	/* remove a range, shift the rest down */
@@ -41,6 +41,9 @@
 #ifndef FALLOC_FL_UNSHARE_RANGE
 # define FALLOC_FL_UNSHARE_RANGE 0x40	/* unshare reflinked blocks */
 #endif
+/* FALLOC_FL_WRITE_ZEROES (Linux 6.17; on 6.1, kernel/'s patch 2 for
+   ext4): the range reads zeros and is allocated as written extents, so
+   later writes into it change no block mapping.  Not with KEEP_SIZE.  */
 #ifndef FALLOC_FL_WRITE_ZEROES
 # define FALLOC_FL_WRITE_ZEROES 0x80	/* zero by writing, no unwritten extents */
 #endif
@@ -51,12 +54,13 @@
      FA_DEALLOCATE / FALLOC_DEALLOCATE   free blocks and shrink the size when
                                          they end the file (PUNCH_HOLE
                                          requires KEEP_SIZE)
-     FALLOC_MKSWAP                       allocate without zeroing (the bit it
-                                         became, NO_HIDE_STALE, needs
-                                         kernel/'s patch 2, above)
+     FALLOC_MKSWAP                       allocate without zeroing (tried
+                                         again in 2012 as NO_HIDE_STALE,
+                                         never merged: a reserved value)
      FALLOC_FL_ERR_FREE, FALLOC_FL_NO_MTIME, FALLOC_FL_NO_CTIME
-     FALLOC_FL_DEALLOCATE, FALLOC_FL_DEL_DATA  (their bits now mean
-                                         PUNCH_HOLE and NO_HIDE_STALE)  */
+     FALLOC_FL_DEALLOCATE, FALLOC_FL_DEL_DATA  (their bits are now
+                                         PUNCH_HOLE and the reserved
+                                         NO_HIDE_STALE)  */
 #define FA_ALLOCATE FALLOC_FL_ALLOCATE_RANGE
 #define FA_RESV_SPACE FALLOC_FL_KEEP_SIZE
 #define FA_UNRESV_SPACE (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)

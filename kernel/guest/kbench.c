@@ -7,10 +7,10 @@
    posix-new:    posix_fallocate of MIB MiB on an empty file, then fsync.
    posix-sparse: the same on a MIB MiB file whose every other 4 KiB block
                  holds data (written, synced and out of the page cache).
-   odirect:      a MIB MiB file preallocated by fallocate MODE (0, or 4:
-                 NO_HIDE_STALE), then 4 KiB O_DIRECT writes at random
-                 block offsets, one per 16 KiB of the file, and fsync: what
-                 converting unwritten extents costs.
+   odirect:      a MIB MiB file preallocated by fallocate MODE (0, or
+                 128: WRITE_ZEROES, written extents), then 4 KiB O_DIRECT
+                 writes at random block offsets, one per 16 KiB of the
+                 file, and fsync: what converting unwritten extents costs.
    swapfile:     fallocate MODE of MIB MiB into DIR/swapfile, kept for
                  mkswap and swapon; MODE -1: zeros written instead.  */
 #define _GNU_SOURCE
@@ -140,7 +140,7 @@ odirect (const char *dir, int64_t len, int mode)
   fsync (fd);
   double t1 = now ();
   printf ("BENCH odirect-%s kernel %.4f %d\n",
-	  mode ? "no-hide-stale" : "plain", t1 - t0, n);
+	  mode ? "write-zeroes" : "plain", t1 - t0, n);
   printf ("%s: bench odirect mode %d: %d O_DIRECT writes\n",
 	  bad ? "FAIL" : "PASS", mode, n);
   close (fd);
@@ -164,10 +164,10 @@ swapfile (const char *dir, int64_t len, int mode)
   double t1 = now ();
 
   printf ("BENCH swapfile-%s kernel %.4f\n",
-	  mode < 0 ? "zeros-written" : mode ? "no-hide-stale" : "plain",
+	  mode < 0 ? "zeros-written" : mode ? "write-zeroes" : "plain",
 	  t1 - t0);
   printf ("%s: bench swapfile: %s %lld MiB (%s)\n", e ? "FAIL" : "PASS",
-	  mode < 0 ? "zeros written," : mode ? "fallocate NO_HIDE_STALE,"
+	  mode < 0 ? "zeros written," : mode ? "fallocate WRITE_ZEROES,"
 	  : "fallocate,", (long long) (len / MiB), strerror (e));
   close (fd);
 }

@@ -12,16 +12,19 @@
    of file, on an append-only file too.  exfat and jfs answer as stock.
    Every other mode, KEEP_SIZE included (these filesystems cannot keep
    blocks past the end of file), is EOPNOTSUPP on both kernels.
-   FALLOC_FL_NO_HIDE_STALE (patch 2): EOPNOTSUPP everywhere except on the
-   patched ext4, where it needs CAP_SYS_RAWIO (EPERM without) and exposes
-   the old contents of the blocks, which plain allocation never does.
+   FALLOC_FL_WRITE_ZEROES (patch 2, a backport of Linux 6.17's): on the
+   patched ext4 the range reads zeros and is left written (FIEMAP: mapped,
+   no unwritten extent), over holes, unwritten extents and data alike, the
+   disk blocks under it zeroed; the size grows to the end of the range.
+   Combined with KEEP_SIZE or any other mode it is EOPNOTSUPP, as on every
+   other filesystem and on the stock kernel.  FALLOC_FL_NO_HIDE_STALE is a
+   reserved value (an unmerged 2012 proposal): EOPNOTSUPP everywhere.
 
    Prints "PASS: ...", "FAIL: ...", "UNSUPPORTED: ..." and "# ..." lines;
    exits 1 if anything failed.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <linux/falloc.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
@@ -42,6 +45,12 @@
 
 #ifndef FALLOC_FL_NO_HIDE_STALE
 # define FALLOC_FL_NO_HIDE_STALE 0x04
+#endif
+#ifndef FALLOC_FL_WRITE_ZEROES
+# define FALLOC_FL_WRITE_ZEROES 0x80
+#endif
+#ifndef FS_EXTENT_FL
+# define FS_EXTENT_FL 0x00080000
 #endif
 #define KiB 1024LL
 #define MiB (1024 * KiB)
@@ -274,8 +283,10 @@ alloc_modes (void)
 }
 
 /* Every mode but 0 and KEEP_SIZE stays EOPNOTSUPP where there is no
-   ->fallocate, on both kernels; NO_HIDE_STALE is refused everywhere but
-   on the patched ext4.  */
+   ->fallocate, on both kernels.  WRITE_ZEROES is refused everywhere but
+   on the patched ext4, and there too with KEEP_SIZE or another mode;
+   NO_HIDE_STALE, reserved, everywhere (on files: block devices give
+   PUNCH_HOLE|KEEP_SIZE|NO_HIDE_STALE a meaning of their own).  */
 static void
 other_modes (void)
 {
@@ -286,7 +297,15 @@ other_modes (void)
     { FALLOC_FL_COLLAPSE_RANGE, "COLLAPSE_RANGE" },
     { FALLOC_FL_INSERT_RANGE, "INSERT_RANGE" },
     { FALLOC_FL_UNSHARE_RANGE, "UNSHARE_RANGE" },
-    { 0x80, "WRITE_ZEROES" },
+    { FALLOC_FL_WRITE_ZEROES, "WRITE_ZEROES" },
+    { FALLOC_FL_WRITE_ZEROES | FALLOC_FL_KEEP_SIZE, "WRITE_ZEROES|KEEP_SIZE" },
+    { FALLOC_FL_WRITE_ZEROES | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+      "WRITE_ZEROES|PUNCH_HOLE" },
+    { FALLOC_FL_WRITE_ZEROES | FALLOC_FL_ZERO_RANGE, "WRITE_ZEROES|ZERO_RANGE" },
+    { FALLOC_FL_WRITE_ZEROES | FALLOC_FL_COLLAPSE_RANGE,
+      "WRITE_ZEROES|COLLAPSE_RANGE" },
+    { FALLOC_FL_WRITE_ZEROES | FALLOC_FL_UNSHARE_RANGE,
+      "WRITE_ZEROES|UNSHARE_RANGE" },
     { FALLOC_FL_NO_HIDE_STALE, "NO_HIDE_STALE" },
     { FALLOC_FL_NO_HIDE_STALE | FALLOC_FL_KEEP_SIZE, "NO_HIDE_STALE|KEEP_SIZE" },
     { FALLOC_FL_NO_HIDE_STALE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
@@ -295,21 +314,20 @@ other_modes (void)
   };
   char path[4096];
   int fd = create ("k-modes", path);
-  int ext4p = patched && strcmp (fs, "ext4") == 0;
+  int ext4 = strcmp (fs, "ext4") == 0;
 
   put (fd, 0, 256 * KiB, 4);
   fsync (fd);
   for (size_t i = 0; i < sizeof m / sizeof *m; i++)
     {
-      int e, stale = (m[i].mode & FALLOC_FL_NO_HIDE_STALE) != 0;
-      int plain = stale && !(m[i].mode & ~(FALLOC_FL_NO_HIDE_STALE
-					   | FALLOC_FL_KEEP_SIZE));
+      int e, ours = m[i].mode & (FALLOC_FL_WRITE_ZEROES
+				 | FALLOC_FL_NO_HIDE_STALE);
       int64_t b0 = fblocks (fd);
 
-      if (!nofalloc && !stale)
+      if (!nofalloc && !ours)
 	continue;		/* the filesystem's own business */
-      if (ext4p && plain)
-	continue;		/* stale (), below */
+      if (ext4 && m[i].mode == FALLOC_FL_WRITE_ZEROES)
+	continue;		/* write_zeroes (), below */
       e = falloc (fd, m[i].mode, 64 * KiB, 64 * KiB);
       ok (e == EOPNOTSUPP, "%s: EOPNOTSUPP (got %s)", m[i].name, ename (e));
       ok (fsize (fd) == 256 * KiB && fblocks (fd) == b0
@@ -729,21 +747,6 @@ quota (void)
   unlink (qpath);
 }
 
-/* Drop CAP_SYS_RAWIO from this process's effective and permitted sets.  */
-static int
-drop_rawio (void)
-{
-  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-  struct __user_cap_data_struct d[2];
-
-  if (syscall (SYS_capget, &h, d))
-    return -1;
-  d[CAP_SYS_RAWIO / 32].effective &= ~(1u << (CAP_SYS_RAWIO % 32));
-  d[CAP_SYS_RAWIO / 32].permitted &= ~(1u << (CAP_SYS_RAWIO % 32));
-  d[CAP_SYS_RAWIO / 32].inheritable &= ~(1u << (CAP_SYS_RAWIO % 32));
-  return syscall (SYS_capset, &h, d);
-}
-
 /* Number of 4 KiB blocks of FD that hold the pattern TAG (at any offset:
    the stale blocks come back wherever the allocator put them).  */
 static int64_t
@@ -767,129 +770,304 @@ stale_blocks (int fd, int64_t len, unsigned tag)
   return n;
 }
 
-/* Extents of FD that FIEMAP says are unwritten.  */
+/* The extents of [OFF, OFF + LEN) of FD, written back first (FIEMAP),
+   in E (at most N); their number, or -1.  */
 static int
-unwritten (int fd)
+extents (int fd, int64_t off, int64_t len, struct fiemap_extent *e, int n)
 {
-  struct { struct fiemap f; struct fiemap_extent e[256]; } m;
-  int n = 0;
+  static struct { struct fiemap f; struct fiemap_extent e[256]; } m;
+  int k = 0;
 
-  memset (&m, 0, sizeof m);
-  m.f.fm_length = ~0ULL;
-  m.f.fm_flags = FIEMAP_FLAG_SYNC;
-  m.f.fm_extent_count = 256;
-  if (ioctl (fd, FS_IOC_FIEMAP, &m.f))
-    return -1;
-  for (unsigned i = 0; i < m.f.fm_mapped_extents; i++)
-    n += (m.e[i].fe_flags & FIEMAP_EXTENT_UNWRITTEN) != 0;
-  return n;
+  for (int64_t at = off; at < off + len && k < n;)
+    {
+      memset (&m, 0, sizeof m);
+      m.f.fm_start = at;
+      m.f.fm_length = off + len - at;
+      m.f.fm_flags = FIEMAP_FLAG_SYNC;
+      m.f.fm_extent_count = 256;
+      if (ioctl (fd, FS_IOC_FIEMAP, &m.f))
+	return -1;
+      if (m.f.fm_mapped_extents == 0)
+	break;
+      for (unsigned i = 0; i < m.f.fm_mapped_extents && k < n; i++)
+	e[k++] = m.e[i];
+      struct fiemap_extent *last = &m.e[m.f.fm_mapped_extents - 1];
+      if (last->fe_flags & FIEMAP_EXTENT_LAST)
+	break;
+      at = last->fe_logical + last->fe_length;
+    }
+  return k;
 }
 
-/* NO_HIDE_STALE on ext4, on one disk: a pattern written and deleted comes
-   back in a file preallocated with the flag by a process that has
-   CAP_SYS_RAWIO; never without the flag, never without the capability.  */
-static void
-stale (void)
+/* What FIEMAP says of [OFF, OFF + LEN) of FD: the bytes of it that
+   extents map, and how many of those extents are unwritten.  */
+struct layout
 {
-  char path[4096], ppath[4096];
-  int fd, e, want = patched ? 0 : EOPNOTSUPP;
-  int64_t len, n;
+  int64_t mapped;
+  int unwritten;
+};
+
+static struct layout
+layout (int fd, int64_t off, int64_t len)
+{
+  static struct fiemap_extent e[4096];
+  struct layout l = { 0, 0 };
+  int n = extents (fd, off, len, e, 4096);
+
+  if (n < 0)
+    l.unwritten = -1;
+  for (int i = 0; i < n; i++)
+    {
+      int64_t lo = e[i].fe_logical, hi = lo + (int64_t) e[i].fe_length;
+      lo = lo < off ? off : lo;
+      hi = hi > off + len ? off + len : hi;
+      if (hi > lo)
+	{
+	  l.mapped += hi - lo;
+	  l.unwritten += (e[i].fe_flags & FIEMAP_EXTENT_UNWRITTEN) != 0;
+	}
+    }
+  return l;
+}
+
+/* The disk blocks under [OFF, OFF + LEN) of FD (aligned to blocks of BS
+   bytes), read from the device DEVFD past its page cache: how many hold
+   the pattern TAG in *PAT, how many anything but zeros in *DIRTY, how
+   many in all in *ALL.  0, or -1 if FIEMAP or a read failed.  */
+static int
+disk (int fd, int devfd, int64_t bs, int64_t off, int64_t len, unsigned tag,
+      int64_t *pat, int64_t *dirty, int64_t *all)
+{
+  static struct fiemap_extent e[4096];
+  static unsigned char b[1 << 20] __attribute__ ((aligned (4096)));
+  int n = extents (fd, off, len, e, 4096);
+
+  *pat = *dirty = *all = 0;
+  if (n < 0)
+    return -1;
+  for (int i = 0; i < n; i++)
+    {
+      int64_t lo = e[i].fe_logical, hi = lo + (int64_t) e[i].fe_length;
+      lo = lo < off ? off : lo;
+      hi = hi > off + len ? off + len : hi;
+      for (int64_t at = lo; at < hi;)
+	{
+	  int64_t k = hi - at < (int64_t) sizeof b ? hi - at : (int64_t) sizeof b;
+	  int64_t phys = e[i].fe_physical + (at - e[i].fe_logical);
+	  if (pread (devfd, b, k, phys) != k)
+	    return -1;
+	  for (int64_t j = 0; j + bs <= k; j += bs)
+	    {
+	      uint64_t v;
+	      int nz = 0;
+	      memcpy (&v, b + j, 8);
+	      *pat += (v >> 40) == tag;
+	      for (int64_t x = 0; x < bs && !nz; x++)
+		nz = b[j + x] != 0;
+	      *dirty += nz;
+	      ++*all;
+	    }
+	  at += k;
+	}
+    }
+  return 0;
+}
+
+/* WRITE_ZEROES on ext4, on blocks that held a pattern, written and
+   deleted: over the unwritten extents of a mode-0 call, partly over them
+   (the edges of the range inside blocks), over a new file past its end,
+   over data (some of it only in the page cache), and on a file without
+   extents.  On the patched kernel the range reads zeros, FIEMAP maps all
+   of it and every block wholly inside it written, and the disk blocks
+   under it hold zeros, read from the device; bytes outside it are kept.
+   A block the range covers in part is zeroed in part through the page
+   cache, as by ZERO_RANGE (upstream's ext4 does the same): one that held
+   data is written, one that held none stays unwritten, as it reads zeros
+   anyway.  On the stock kernel every call is EOPNOTSUPP and changes
+   nothing.  */
+static void
+write_zeroes (void)
+{
+  char path[4096], path2[4096], path3[4096], ppath[4096], dev[512];
+  int fd, fd2, fd3, devfd, e, want = patched ? 0 : EOPNOTSUPP;
+  int64_t len, part, bs, pat, dirty, all, s0;
   struct statvfs v;
+  struct layout l;
+
+  if (!device_of (dev, sizeof dev)
+      || (devfd = open (dev, O_RDONLY | O_DIRECT)) < 0)
+    {
+      ok (0, "WRITE_ZEROES: the device of %s opens (%s)", dir, strerror (errno));
+      return;
+    }
+  {
+    char q[600], w[64] = "?";
+    snprintf (q, sizeof q, "/sys/block/%s/queue/write_zeroes_max_bytes",
+	      strrchr (dev, '/') + 1);
+    FILE *f = fopen (q, "r");
+    if (f && fgets (w, sizeof w, f))
+      w[strcspn (w, "\n")] = 0;
+    if (f)
+      fclose (f);
+    printf ("# %s: write_zeroes_max_bytes %s\n", dev, w);
+  }
 
   /* The pattern over nearly all the free space, then deleted.  */
   fd = create ("k-pattern", ppath);
   statvfs (dir, &v);
+  bs = v.f_frsize;
   len = ((int64_t) v.f_bavail * v.f_frsize - 4 * MiB) & ~(MiB - 1);
   put (fd, 0, len, 7);
   fsync (fd);
   close (fd);
   unlink (ppath);
   drop_caches ();
-  printf ("# pattern of %lld MiB written and deleted\n",
-	  (long long) (len / MiB));
+  printf ("# pattern of %lld MiB written and deleted, %lld-byte blocks\n",
+	  (long long) (len / MiB), (long long) bs);
 
-  /* With the capability and the flag.  */
-  fd = create ("k-stale", path);
-  e = falloc (fd, FALLOC_FL_NO_HIDE_STALE, 0, len);
-  ok (e == want, "NO_HIDE_STALE with CAP_SYS_RAWIO: %s (got %s)",
+  /* Over the unwritten extents of mode 0, which lie on pattern blocks.  */
+  part = len / 4 & ~(MiB - 1);
+  fd = create ("k-wz-unwritten", path);
+  e = falloc (fd, 0, 0, part);
+  l = layout (fd, 0, part);
+  disk (fd, devfd, bs, 0, part, 7, &pat, &dirty, &all);
+  ok (e == 0 && l.unwritten > 0 && l.mapped == part && pat > 0
+      && same (fd, 0, part, 0), "mode 0 over the deleted pattern: %lld MiB "
+      "of unwritten extents (%d) that read zeros, %lld of %lld blocks under "
+      "them still hold the pattern (%s)", (long long) (part / MiB),
+      l.unwritten, (long long) pat, (long long) all, ename (e));
+  e = falloc (fd, FALLOC_FL_WRITE_ZEROES, 0, part);
+  ok (e == want, "WRITE_ZEROES over unwritten extents: %s (got %s)",
       ename (want), ename (e));
-  n = stale_blocks (fd, len, 7);
+  drop_caches ();
+  l = layout (fd, 0, part);
+  disk (fd, devfd, bs, 0, part, 7, &pat, &dirty, &all);
   if (patched)
     {
-      ok (n > 0 && fsize (fd) == len && fblocks (fd) >= len,
-	  "NO_HIDE_STALE: the deleted pattern is readable (%lld of %lld "
-	  "blocks), size %lld", (long long) n,
-	  (long long) (len / 4096), (long long) fsize (fd));
-      ok (unwritten (fd) == 0, "NO_HIDE_STALE: no unwritten extent "
-	  "(FIEMAP: %d)", unwritten (fd));
+      ok (l.unwritten == 0 && l.mapped == part, "WRITE_ZEROES over unwritten "
+	  "extents: written (FIEMAP: %d unwritten, %lld of %lld bytes mapped)",
+	  l.unwritten, (long long) l.mapped, (long long) part);
+      ok (same (fd, 0, part, 0) && stale_blocks (fd, part, 7) == 0
+	  && dirty == 0 && all == part / bs && fsize (fd) == part,
+	  "WRITE_ZEROES over unwritten extents: reads zeros, the disk "
+	  "blocks hold zeros (%lld of %lld not, %lld with the pattern)",
+	  (long long) dirty, (long long) all, (long long) pat);
     }
   else
-    ok (n == 0 && fsize (fd) == 0 && fblocks (fd) == 0,
-	"NO_HIDE_STALE refused: nothing allocated");
-  close (fd);
-  unlink (path);
-  drop_caches ();
+    ok (l.unwritten > 0 && l.mapped == part && fsize (fd) == part
+	&& same (fd, 0, part, 0), "WRITE_ZEROES refused: still unwritten "
+	"(FIEMAP: %d), size and zeros kept", l.unwritten);
 
-  /* Without the flag, on the same blocks: zeros.  */
-  fd = create ("k-plain", path);
-  e = falloc (fd, 0, 0, len);
-  n = stale_blocks (fd, len, 7);
-  ok (e == 0 && n == 0 && same (fd, 0, len, 0), "without the flag: "
-      "%lld MiB allocated, all zeros (%s, %lld pattern blocks)", (long long) (len / MiB), ename (e), (long long) n);
-  ok (unwritten (fd) > 0, "without the flag: unwritten extents "
-      "(FIEMAP: %d)", unwritten (fd));
-  close (fd);
-  unlink (path);
+  /* Partly over unwritten extents: the range starts and ends inside
+     blocks, which must read zeros too, and be written.  */
+  fd2 = create ("k-wz-edges", path2);
+  e = falloc (fd2, 0, 0, 256 * KiB);
+  int64_t off = 5000, end = 200 * KiB + 3000;
+  e = e ? e : falloc (fd2, FALLOC_FL_WRITE_ZEROES, off, end - off);
+  ok (e == want, "WRITE_ZEROES over unwritten extents, from and to the "
+      "middle of blocks: %s (got %s)", ename (want), ename (e));
   drop_caches ();
+  int64_t in = (off + bs - 1) / bs * bs, out = end / bs * bs;
+  l = layout (fd2, in, out - in);
+  ok (same (fd2, 0, 256 * KiB, 0) && stale_blocks (fd2, 256 * KiB, 7) == 0
+      && fsize (fd2) == 256 * KiB && (!patched || l.unwritten == 0),
+      "WRITE_ZEROES from and to the middle of blocks: %s, size kept, the "
+      "file reads zeros (FIEMAP over the blocks wholly inside: %d "
+      "unwritten)", patched ? "written" : "refused", l.unwritten);
 
-  /* Without the capability: EPERM on the patched kernel, nothing
-     allocated, nothing stale.  */
-  pid_t pid = fork ();
-  if (pid == 0)
+  /* A new file, past its end: the rest of the pattern's blocks.  */
+  statvfs (dir, &v);
+  part = ((int64_t) v.f_bavail * v.f_frsize - 2 * MiB) & ~(MiB - 1);
+  fd3 = create ("k-wz-new", path3);
+  e = falloc (fd3, FALLOC_FL_WRITE_ZEROES, 0, part);
+  ok (e == want, "WRITE_ZEROES of %lld MiB on an empty file: %s (got %s)",
+      (long long) (part / MiB), ename (want), ename (e));
+  drop_caches ();
+  if (patched)
     {
-      if (drop_rawio ())
-	{
-	  printf ("FAIL: capset: %s\n", strerror (errno));
-	  _exit (1);
-	}
-      fd = create ("k-nocap", path);
-      e = falloc (fd, FALLOC_FL_NO_HIDE_STALE, 0, len);
-      want = patched ? EPERM : EOPNOTSUPP;
-      ok (e == want, "NO_HIDE_STALE without CAP_SYS_RAWIO: %s (got %s)",
-	  ename (want), ename (e));
-      n = stale_blocks (fd, len, 7);
-      ok (n == 0 && fsize (fd) == 0 && fblocks (fd) == 0, "without "
-	  "CAP_SYS_RAWIO: nothing allocated, nothing stale");
-      e = falloc (fd, FALLOC_FL_NO_HIDE_STALE | FALLOC_FL_PUNCH_HOLE
-		  | FALLOC_FL_KEEP_SIZE, 0, 4096);
-      ok (e == EOPNOTSUPP, "NO_HIDE_STALE|PUNCH_HOLE without "
-	  "CAP_SYS_RAWIO: EOPNOTSUPP (got %s)", ename (e));
-      close (fd);
-      unlink (path);
-      _exit (failed);
+      l = layout (fd3, 0, part);
+      disk (fd3, devfd, bs, 0, part, 7, &pat, &dirty, &all);
+      ok (fsize (fd3) == part && fblocks (fd3) >= part && l.unwritten == 0
+	  && l.mapped == part, "WRITE_ZEROES past the end of file: size "
+	  "%lld, written (FIEMAP: %d unwritten, %lld bytes mapped)",
+	  (long long) fsize (fd3), l.unwritten, (long long) l.mapped);
+      ok (same (fd3, 0, part, 0) && stale_blocks (fd3, part, 7) == 0
+	  && dirty == 0 && all == part / bs, "WRITE_ZEROES past the end of "
+	  "file: reads zeros, the disk blocks hold zeros (%lld of %lld not, "
+	  "%lld with the pattern)", (long long) dirty, (long long) all,
+	  (long long) pat);
     }
-  int st;
-  waitpid (pid, &st, 0);
-  failed |= !WIFEXITED (st) || WEXITSTATUS (st);
-
-  /* With the flag over data, some of it only in the page cache: every
-     byte kept.  KEEP_SIZE past the end of file: the size stays.  */
-  fd = create ("k-stale-data", path);
-  put (fd, 0, 64 * KiB, 8);
-  fsync (fd);
-  put (fd, 100 * KiB, 4096, 9);
-  e = falloc (fd, FALLOC_FL_NO_HIDE_STALE, 0, 256 * KiB);
-  ok (e == want, "NO_HIDE_STALE over data: %s (got %s)", ename (want), ename (e));
-  drop_caches ();
-  ok (same (fd, 0, 64 * KiB, 8) && same (fd, 100 * KiB, 4096, 9),
-      "NO_HIDE_STALE over data: written and dirty bytes kept");
-  int64_t s0 = fsize (fd);
-  e = falloc (fd, FALLOC_FL_NO_HIDE_STALE | FALLOC_FL_KEEP_SIZE, s0, MiB);
-  ok (e == want && fsize (fd) == s0, "NO_HIDE_STALE|KEEP_SIZE past "
-      "the end: %s, size kept (got %s, size %lld)", ename (want),
-      ename (e), (long long) fsize (fd));
+  else
+    ok (fsize (fd3) == 0 && fblocks (fd3) == 0, "WRITE_ZEROES refused: "
+	"nothing allocated");
+  close (fd3);
+  unlink (path3);
+  close (fd2);
+  unlink (path2);
   close (fd);
   unlink (path);
+
+  /* Over data, some of it only in the page cache: the bytes of the range
+     become zeros, those outside it are kept; then across the end of
+     file, which moves to the range's end.  */
+  fd = create ("k-wz-data", path);
+  put (fd, 0, 256 * KiB, 8);
+  fsync (fd);
+  put (fd, 100 * KiB, 8 * KiB, 9);
+  e = falloc (fd, FALLOC_FL_WRITE_ZEROES, 10000, 150 * KiB);
+  ok (e == want, "WRITE_ZEROES over data: %s (got %s)", ename (want),
+      ename (e));
+  drop_caches ();
+  if (patched)
+    ok (same (fd, 0, 10000, 8) && same (fd, 10000, 150 * KiB, 0)
+	&& same (fd, 10000 + 150 * KiB, 256 * KiB - 10000 - 150 * KiB, 8)
+	&& fsize (fd) == 256 * KiB, "WRITE_ZEROES over data: the range "
+	"reads zeros, the bytes around it are kept, size kept");
+  else
+    ok (same (fd, 0, 100 * KiB, 8) && same (fd, 100 * KiB, 8 * KiB, 9)
+	&& same (fd, 108 * KiB, 148 * KiB, 8) && fsize (fd) == 256 * KiB,
+	"WRITE_ZEROES over data refused: every byte kept");
+  s0 = fsize (fd);
+  e = falloc (fd, FALLOC_FL_WRITE_ZEROES, 200 * KiB + 1000, 120 * KiB);
+  ok (e == want, "WRITE_ZEROES across the end of file: %s (got %s)",
+      ename (want), ename (e));
+  drop_caches ();
+  l = layout (fd, 0, 320 * KiB + 1000);
+  struct layout li = layout (fd, 0, (320 * KiB + 1000) / bs * bs);
+  if (patched)
+    ok (fsize (fd) == 320 * KiB + 1000
+	&& same (fd, 160 * KiB + 10000, 40 * KiB + 1000 - 10000, 8)
+	&& same (fd, 200 * KiB + 1000, 120 * KiB, 0) && li.unwritten == 0
+	&& l.mapped == 320 * KiB + 1000, "WRITE_ZEROES across the end of "
+	"file: size %lld (the range's end), zeros, data before kept, "
+	"allocated, written but for the partial last block (FIEMAP: %d "
+	"unwritten before it, %lld bytes mapped)", (long long) fsize (fd),
+	li.unwritten, (long long) l.mapped);
+  else
+    ok (fsize (fd) == s0, "WRITE_ZEROES across the end refused: size %lld "
+	"kept", (long long) fsize (fd));
+  close (fd);
+  unlink (path);
+
+  /* A file without extents (block-mapped, as after chattr -e): ext4
+     cannot write zeroes there.  */
+  fd = create ("k-wz-blockmap", path);
+  int fl = 0;
+  if (ioctl (fd, FS_IOC_GETFLAGS, &fl) == 0
+      && (fl &= ~FS_EXTENT_FL, ioctl (fd, FS_IOC_SETFLAGS, &fl) == 0)
+      && ioctl (fd, FS_IOC_GETFLAGS, &fl) == 0 && !(fl & FS_EXTENT_FL))
+    {
+      e = falloc (fd, FALLOC_FL_WRITE_ZEROES, 0, 64 * KiB);
+      ok (e == EOPNOTSUPP && fsize (fd) == 0 && fblocks (fd) == 0,
+	  "WRITE_ZEROES on a file without extents: EOPNOTSUPP, nothing "
+	  "allocated (got %s)", ename (e));
+    }
+  else
+    printf ("UNSUPPORTED: WRITE_ZEROES on a file without extents: the "
+	    "extent flag stays (%s)\n", strerror (errno));
+  close (fd);
+  unlink (path);
+  close (devfd);
 }
 
 int
@@ -920,6 +1098,6 @@ main (int argc, char **argv)
     }
   other_modes ();
   if (strcmp (fs, "ext4") == 0)
-    stale ();
+    write_zeroes ();
   return failed;
 }
