@@ -377,6 +377,50 @@ mapped (void)
   unlink (path);
 }
 
+/* New blocks read zeros, never what they held: a pattern written over
+   most of the free space and deleted, then mode 0 on a new file (no page
+   of the range cached: patch 1 zeroes in batches) and on a file with a
+   cached page in the range (each run zeroed before it is mapped); both
+   read zeros, from the page cache and then from the disk.  */
+static void
+fresh (void)
+{
+  char path[4096], ppath[4096];
+  int fd, e;
+  int64_t len;
+  struct statvfs v;
+
+  fd = create ("k-pattern", ppath);
+  statvfs (dir, &v);
+  len = ((int64_t) v.f_bavail * v.f_frsize * 3 / 4) & ~(MiB - 1);
+  put (fd, 0, len, 13);
+  fsync (fd);
+  close (fd);
+  unlink (ppath);
+  drop_caches ();
+  len /= 2;
+  for (int cached = 0; cached < 2; cached++)
+    {
+      fd = create ("k-fresh", path);
+      if (cached)
+	put (fd, 0, 4096, 14);
+      e = falloc (fd, 0, 0, len);
+      ok (e == want_alloc (), "mode 0 of %lld MiB over deleted data%s: %s "
+	  "(got %s)", (long long) (len / MiB),
+	  cached ? ", a page cached" : "", ename (want_alloc ()), ename (e));
+      int z = same (fd, cached ? 4096 : 0, fsize (fd) - (cached ? 4096 : 0), 0);
+      drop_caches ();
+      z = z && same (fd, cached ? 4096 : 0, fsize (fd) - (cached ? 4096 : 0), 0)
+	  && (!cached || same (fd, 0, 4096, 14));
+      ok (z, "mode 0 over deleted data%s: reads zeros, cached and from the "
+	  "disk (size %lld)", cached ? ", a page cached" : "",
+	  (long long) fsize (fd));
+      close (fd);
+      unlink (path);
+      drop_caches ();
+    }
+}
+
 /* Bytes stored through a shared mapping past the end of file, in the page
    that straddles it, are not file data: mode 0 extending the file over
    them must leave zeros there, in the page cache and on disk, as a write
@@ -1090,6 +1134,7 @@ main (int argc, char **argv)
       alloc_modes ();
       mapped ();
       eof_tail ();
+      fresh ();
       enospc ();
       killed ();
       writer ();
