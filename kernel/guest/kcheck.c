@@ -58,21 +58,9 @@
 static const char *kind, *fs, *dir;
 /* PATCHED: the kernel is; NOFALLOC: FS has no ->fallocate in 6.1;
    KALLOC: patch 1 gives it mode 0 (ext2, patched).  */
-static int patched, nofalloc, kalloc, failed;
+static int patched, nofalloc, kalloc;
 
-static void
-ok (int cond, const char *fmt, ...)
-{
-  va_list ap;
-
-  va_start (ap, fmt);
-  printf ("%s: ", cond ? "PASS" : "FAIL");
-  vprintf (fmt, ap);
-  putchar ('\n');
-  va_end (ap);
-  fflush (stdout);
-  failed |= !cond;
-}
+#include "kok.h"
 
 static int
 falloc (int fd, int mode, int64_t off, int64_t len)

@@ -36,21 +36,7 @@
 #endif
 #define KiB 1024LL
 
-static int failed;
-
-static void
-ok (int cond, const char *fmt, ...)
-{
-  va_list ap;
-
-  va_start (ap, fmt);
-  printf ("%s: ", cond ? "PASS" : "FAIL");
-  vprintf (fmt, ap);
-  putchar ('\n');
-  va_end (ap);
-  fflush (stdout);
-  failed |= !cond;
-}
+#include "kok.h"
 
 static void
 fill (int fd, int64_t off, size_t n, int c)
