@@ -32,6 +32,7 @@ struct fa_file
   struct fa_extents fm;		/* the last FIEMAP reply, which describes */
   int64_t fm_from, fm_to;	/* [fm_from, fm_to) */
   int seals;			/* F_GET_SEALS of a memfd, else 0 */
+  int wrote;			/* a write of ours landed (__fa_busy) */
   struct stat64 st;
   struct statfs64 fs;
 };
@@ -40,6 +41,9 @@ struct fa_file
 /* The checks of vfs_fallocate for MODE, filling F.  */
 FA_HIDDEN int __fa_check (int fd, int mode, int64_t offset, int64_t len,
 			  struct fa_file *f);
+/* ETXTBSY if F's file is an active swap file and nothing of ours could
+   be written to it, else ERR.  */
+FA_HIDDEN int __fa_busy (const struct fa_file *f, int err);
 /* Nonzero if F is sealed against every write (F_SEAL_WRITE).  */
 FA_HIDDEN int __fa_unwritable (const struct fa_file *f);
 /* Calls on the same file take turns; cancellation is off meanwhile.  */
@@ -54,8 +58,8 @@ FA_HIDDEN int __fa_too_big (struct fa_file *f, int64_t end);
 /* Whether holes can be found in F's file.  */
 FA_HIDDEN int __fa_holes_known (struct fa_file *f);
 /* N zero bytes written at POS (not through O_APPEND), *DONE of them.  */
-FA_HIDDEN int __fa_write_zeros (const struct fa_file *f, int64_t pos,
-				size_t n, size_t *done);
+FA_HIDDEN int __fa_write_zeros (struct fa_file *f, int64_t pos, size_t n,
+				size_t *done);
 /* The first hole of [*FROM, *TO), as [*FROM, *TO): 1, 0 if none, -1 if
    neither FIEMAP nor a descriptor of our own can tell.  */
 FA_HIDDEN int __fa_next_hole (struct fa_file *f, int64_t *from,
