@@ -13,6 +13,8 @@
 #include <sys/statfs.h>
 #include <linux/fiemap.h>
 
+#define FA_TMPFS 0x01021994	/* statfs f_type */
+
 #define FA_EXTENTS 64
 struct fa_extents
 {

@@ -125,7 +125,7 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
      holds (memfd_create's files cannot be linked): ask nobody else.  */
   f->seals = 0;
   if (f->st.st_nlink == 0
-      && (f->fs.f_type == 0x01021994 || f->fs.f_type == 0x958458f6))
+      && (f->fs.f_type == FA_TMPFS || f->fs.f_type == 0x958458f6))
     {
       f->seals = fcntl (fd, F_GET_SEALS);
       if (f->seals < 0)
@@ -580,7 +580,7 @@ own (void *arg)
      shows only in a file that is sparse right now.  A tmpfs file that is
      sparse by st_blocks and has no hole is the same lie (a test makes
      it).  */
-  if (nfd >= 0 && f->fs.f_type == 0x01021994
+  if (nfd >= 0 && f->fs.f_type == FA_TMPFS
       && (lseek64 (nfd, 0, SEEK_HOLE) < st.st_size
 	  || st.st_blocks * 512 >= st.st_size))
     f->seek = nfd;

@@ -175,6 +175,40 @@ struct fill
   int64_t at;
 };
 
+/* MADV_POPULATE_WRITE over [P, P + N) of the window; on tmpfs, whose
+   pages are its storage, only over the pages not in memory, which are
+   all that can be holes (a page swapped out is allocated too, but not in
+   memory: faulted in again, it costs time only).  Over 256 MiB of data,
+   faulting each page in cost a fifth of glibc's one-byte reads.  */
+static int
+advise (struct fill *fl, char *p, size_t n)
+{
+  size_t page = (size_t) sysconf (_SC_PAGESIZE), i, j;
+  unsigned char vec[4096];
+
+  if (fl->f.fs.f_type != FA_TMPFS)
+    return madvise (p, n, MADV_POPULATE_WRITE);
+  for (size_t at = 0; at < n; at += sizeof vec * page)
+    {
+      size_t len = n - at < sizeof vec * page ? n - at : sizeof vec * page;
+      size_t pages = (len + page - 1) / page;
+
+      if (mincore (p + at, len, vec) < 0)
+	memset (vec, 0, pages);
+      for (i = 0; i < pages; i = j)
+	{
+	  while (i < pages && (vec[i] & 1))
+	    i++;
+	  for (j = i; j < pages && !(vec[j] & 1); j++)
+	    ;
+	  if (j > i && madvise (p + at + i * page, (j - i) * page,
+				MADV_POPULATE_WRITE) < 0)
+	    return -1;
+	}
+    }
+  return 0;
+}
+
 /* Allocate the pages of [from, to), which lie inside the file, without
    writing a byte: 0, or -1 if that cannot be
    done (an error of the filesystem, ENOSPC among them, shows as a failed
@@ -201,7 +235,7 @@ populate (struct fill *fl, int64_t from, int64_t to)
 	    }
 	  fl->at = at;
 	}
-      if (madvise (fl->p + (from - at), (size_t) n, MADV_POPULATE_WRITE) < 0
+      if (advise (fl, fl->p + (from - at), (size_t) n) < 0
 	  || (fl->writeback
 	      && msync (fl->p + (from - at), (size_t) n, MS_SYNC) < 0))
 	return -1;
@@ -388,7 +422,7 @@ gone (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
   if (found >= 0)
     return found == 0 || h != from;
   return (fstat64 (fl->f.fd, &now) == 0 && now.st_blocks > blocks)
-	 || (fl->f.fs.f_type == 0x01021994 && fl->p && resident (fl, from, to));
+	 || (fl->f.fs.f_type == FA_TMPFS && fl->p && resident (fl, from, to));
 }
 
 /* The hole [from, to), inside the file, allocated.  Where holes cannot
@@ -592,7 +626,7 @@ plan (struct fill *fl)
      ENOSPC), and elsewhere all of it counts (st_blocks cannot bound
      them: see solid).  */
   if ((uint64_t) (inside + tail) > room
-      && (known (fl) || f->fs.f_type == 0x01021994))
+      && (known (fl) || f->fs.f_type == FA_TMPFS))
     {
       struct count c = { fl, lim, 0 };
 
