@@ -35,6 +35,7 @@ struct fa_file
   int64_t fm_from, fm_to;	/* [fm_from, fm_to) */
   int seals;			/* F_GET_SEALS of a memfd, else 0 */
   int wrote;			/* a write of ours landed (__fa_busy) */
+  uint64_t mnt;			/* the mount's unique ID, or 0 */
   struct stat64 st;
   struct statfs64 fs;
 };
@@ -43,6 +44,8 @@ struct fa_file
 /* The checks of vfs_fallocate for MODE, filling F.  */
 FA_HIDDEN int __fa_check (int fd, int mode, int64_t offset, int64_t len,
 			  struct fa_file *f);
+/* Whether statfs f_type TYPE is a network filesystem or FUSE.  */
+FA_HIDDEN int __fa_remote (unsigned long type);
 /* ETXTBSY if F's file is an active swap file and nothing of ours could
    be written to it, else ERR.  */
 FA_HIDDEN int __fa_busy (const struct fa_file *f, int err);

@@ -99,7 +99,8 @@ main (int argc, char **argv)
      until a write fails, and the fallback meets ENOSPC part way.  */
   int ffd = t_create (dir, "filler", fpath, sizeof fpath);
   memset (junk, 0x55, sizeof junk);
-  for (int64_t at = 0, n = (int64_t) sizeof junk; n >= 4096;)
+  int64_t at = 0;
+  for (int64_t n = (int64_t) sizeof junk; n >= 4096;)
     {
       int64_t room = avail () - LEFT;
       if (room < (int64_t) n)
@@ -123,5 +124,15 @@ main (int argc, char **argv)
   /* A hole inside the file, then the extension: the hole's blocks may
      stay, the extension must go.  */
   one (hfd, "hole and more than free", 64 << 10, avail () + (1 << 20));
+  /* Full: a call of at most 1 MiB, all past the end of file, may have
+     no check before its write (fa-file.c, statfs_of): the write fails,
+     and is undone.  */
+  for (int64_t n = (int64_t) sizeof junk; n >= 512;)
+    if (pwrite64 (ffd, junk, (size_t) n, at) == n)
+      at += n;
+    else
+      n /= 2;
+  one (f, "full, 4 KiB past the end", 0, 4096);
+  one (f, "full, 1 MiB past the end", 0, 1 << 20);
   return t_done ();
 }

@@ -84,7 +84,9 @@
    Failure part way (ENOSPC, EIO, EFBIG): the size we added is truncated
    away again, unless someone else has extended the file further; blocks
    filled inside holes stay allocated and read as zeros, as before.  A
-   request larger than the free space fails with ENOSPC before any write.
+   request larger than the free space fails with ENOSPC before any write,
+   but one of at most 1 MiB, all past the end of file, may instead meet
+   it in its one write (fa-file.c, statfs_of), undone as any failure.
 
    A memfd sealed against writes (F_SEAL_WRITE) gets 0 within its size
    and its size grown past it, as from the kernel: no write to it can ever
@@ -124,28 +126,6 @@
 
 #define CHUNK (1 << 20)
 #define WINDOW (64 << 20)	/* mapped at a time */
-
-/* Filesystems whose pages go to another machine, by statfs f_type: a
-   network one writes whole dirty pages back, and the zeros of a page read
-   at fault time would overwrite what another client has since written.  */
-static int
-remote (unsigned long type)
-{
-  switch (type & 0xffffffffUL)
-    {
-    case 0x6969:		/* NFS */
-    case 0x517b: case 0xff534d42: case 0xfe534d42:	/* SMB, CIFS, SMB2 */
-    case 0x65735546:		/* FUSE */
-    case 0x00c36400:		/* Ceph */
-    case 0x01021997:		/* 9P */
-    case 0x6b414653: case 0x5346414f:	/* kAFS, OpenAFS */
-    case 0x0bd00bd0:		/* Lustre */
-    case 0x20030528:		/* OrangeFS */
-    case 0x73757245:		/* Coda */
-      return 1;
-    }
-  return 0;
-}
 
 /* Whether the kernel knows MADV_POPULATE_WRITE (an unknown advice fails
    even for length 0); asked once.  */
@@ -596,7 +576,7 @@ plan (struct fill *fl)
     fl->bs = (int64_t) f->fs.f_bsize;
   if ((err = __fa_too_big (&fl->f, fl->end)))
     return err;
-  fl->map = !remote (f->fs.f_type) && (f->flags & O_ACCMODE) == O_RDWR
+  fl->map = !__fa_remote (f->fs.f_type) && (f->flags & O_ACCMODE) == O_RDWR
 	    && can_populate ();
   /* Past RLIMIT_FSIZE the kernel sends SIGXFSZ and says EFBIG before it
      changes anything; our writes would get there only after growing the
@@ -696,7 +676,7 @@ run (struct fill *fl)
      server that accepts writes and drops them.  Not asked of local
      filesystems, where another process's truncation meanwhile would make
      it a false alarm.  */
-  if (!err && fl->end > fl->size0 && remote (fl->f.fs.f_type)
+  if (!err && fl->end > fl->size0 && __fa_remote (fl->f.fs.f_type)
       && (fstat64 (fl->f.fd, &now) < 0 || now.st_size < fl->end))
     err = EIO;
   if (!err)
@@ -712,8 +692,8 @@ run_own (void *arg)
 {
   struct fill *fl = arg;
 
-  fl->map = !remote (fl->f.fs.f_type) && (fl->f.flags & O_ACCMODE) == O_RDWR
-	    && can_populate ();
+  fl->map = !__fa_remote (fl->f.fs.f_type)
+	    && (fl->f.flags & O_ACCMODE) == O_RDWR && can_populate ();
   return run (fl);
 }
 
