@@ -113,8 +113,8 @@ stat_attr (int fd, struct fa_file *f, int *attr)
    write is the check, and its failure is undone as any).  A remote
    filesystem is asked each time (a FUSE server may change its block
    size).  Per thread; a signal handler's call between the reads is
-   seen in the ID read again, as one between the writes (the ID is
-   cleared first).  */
+   seen in the ID read again, and one between the writes leaves it alone
+   (BUSY), as it would be overwritten only in part.  */
 static int
 statfs_of (struct fa_file *f, int64_t off, int64_t len)
 {
@@ -123,6 +123,7 @@ statfs_of (struct fa_file *f, int64_t off, int64_t len)
     uint64_t mnt;
     unsigned long type;
     long bsize;
+    int busy;
   } last;
 
   if (f->mnt && off >= f->st.st_size && len <= CHUNK && last.mnt == f->mnt)
@@ -141,14 +142,18 @@ statfs_of (struct fa_file *f, int64_t off, int64_t len)
     }
   if (fstatfs64 (f->fd, &f->fs) < 0)
     return errno;
-  if (f->mnt && !__fa_remote (f->fs.f_type))
+  if (f->mnt && !__fa_remote (f->fs.f_type) && !last.busy)
     {
+      last.busy = 1;
+      __atomic_signal_fence (__ATOMIC_SEQ_CST);
       last.mnt = 0;
       __atomic_signal_fence (__ATOMIC_SEQ_CST);
       last.type = (unsigned long) f->fs.f_type;
       last.bsize = (long) f->fs.f_bsize;
       __atomic_signal_fence (__ATOMIC_SEQ_CST);
       last.mnt = f->mnt;
+      __atomic_signal_fence (__ATOMIC_SEQ_CST);
+      last.busy = 0;
     }
   return 0;
 }
