@@ -208,11 +208,11 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
       || ((mode & ~FALLOC_FL_KEEP_SIZE) && (attr & FS_APPEND_FL)))
     return EPERM;
   f->wrote = 0;
-  if (off > INT64_MAX - len)
-    return __fa_busy (f, EFBIG);
   int err = statfs_of (f, off, len);
   if (err)
     return err;
+  if (off > INT64_MAX - len)
+    return __fa_busy (f, EFBIG);
   /* Seals exist on memfds (tmpfs, hugetlbfs) only, which no directory
      holds (memfd_create's files cannot be linked): ask nobody else.  */
   f->seals = 0;
@@ -229,6 +229,45 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
   return mode ? __fa_busy (f, 0) : 0;
 }
 
+/* Whether F's file is one /proc/swaps lists (its octal escapes undone),
+   by device and inode.  open, read and stat only: a signal handler may
+   be where this runs.  */
+static int
+swapping (const struct fa_file *f)
+{
+  char buf[4096], path[4096];
+  struct stat64 st;
+  int fd = open ("/proc/swaps", O_RDONLY | O_CLOEXEC), found = 0;
+  ssize_t n = fd < 0 ? -1 : read (fd, buf, sizeof buf - 1);
+
+  if (fd >= 0)
+    close (fd);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  /* After the header, one swap area per line, its path first.  */
+  for (char *p = strchr (buf, '\n'); !found && p && *++p; p = strchr (p, '\n'))
+    {
+      size_t k = 0;
+
+      while (*p && *p != ' ' && *p != '\t' && *p != '\n'
+	     && k < sizeof path - 1)
+	if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0'
+	    && p[2] <= '7' && p[3] >= '0' && p[3] <= '7')
+	  {
+	    path[k++] = (char) ((p[1] - '0') << 6 | (p[2] - '0') << 3
+				| (p[3] - '0'));
+	    p += 4;
+	  }
+	else
+	  path[k++] = *p++;
+      path[k] = '\0';
+      found = stat64 (path, &st) == 0 && st.st_dev == f->st.st_dev
+	      && st.st_ino == f->st.st_ino;
+    }
+  return found;
+}
+
 /* An active swap file: the kernel refuses fallocate on it with ETXTBSY
    before it looks at sizes, limits or space, and every write to it too,
    even one of no bytes, which changes nothing anywhere.  A write of ours
@@ -236,16 +275,18 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
    file is none, and the fallback asks only where none has, before an
    error or a signal of its own and at its end: a one-byte call at the
    end of file (xfstests generic/438 makes thousands) saves a system
-   call.  xfs answers an empty write before its swap check: there a
-   request with nothing to write (a swap file has no holes) returns 0.
-   ERR, or ETXTBSY.  */
+   call.  xfs answers an empty write before its swap check: there an
+   error of ours is checked against /proc/swaps, and a request with
+   nothing to write (a swap file has no holes) returns 0.  ERR, or
+   ETXTBSY.  */
 int
 __fa_busy (const struct fa_file *f, int err)
 {
-  if (err != ETXTBSY && !f->wrote && pwrite64 (f->fd, "", 0, 0) < 0
-      && errno == ETXTBSY)
+  if (err == ETXTBSY || f->wrote)
+    return err;
+  if (pwrite64 (f->fd, "", 0, 0) < 0 && errno == ETXTBSY)
     return ETXTBSY;
-  return err;
+  return err && f->fs.f_type == 0x58465342 && swapping (f) ? ETXTBSY : err;
 }
 
 /* Whether a write-sealed file (a memfd with F_SEAL_WRITE) refuses every

@@ -586,8 +586,8 @@ plan (struct fill *fl)
   if (fl->end > fl->size0 && (!fl->map || (f->flags & O_APPEND))
       && fl->end > limit (fl))
     {
-      if ((err = __fa_busy (f, 0)))
-	return err;
+      if (__fa_busy (f, EFBIG) == ETXTBSY)
+	return ETXTBSY;
       raise (SIGXFSZ);
       return EFBIG;
     }
