@@ -11,7 +11,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <fallocate.h>
 #include "tcheck.h"
@@ -124,6 +127,22 @@ main (int argc, char **argv)
   /* A hole inside the file, then the extension: the hole's blocks may
      stay, the extension must go.  */
   one (hfd, "hole and more than free", 64 << 10, avail () + (1 << 20));
+  /* Past RLIMIT_FSIZE and larger than the free space: the kernel checks
+     the limit first (EFBIG; SIGXFSZ, ignored here).  */
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      struct rlimit r = { 64 << 10, 64 << 10 };
+      signal (SIGXFSZ, SIG_IGN);
+      setrlimit (RLIMIT_FSIZE, &r);
+      _exit (posix_fallocate64 (f, DATA, avail () + (8 << 20)));
+    }
+  int st;
+  waitpid (pid, &st, 0);
+  t_ok (WIFEXITED (st) && WEXITSTATUS (st) == EFBIG,
+	"past RLIMIT_FSIZE and larger than free: EFBIG, the limit first "
+	"(got %d)", WIFEXITED (st) ? WEXITSTATUS (st) : -1);
+  t_ok (t_size (f) == DATA, "... the size as before");
   /* Full: a call of at most 1 MiB, all past the end of file, may have
      no check before its write (fa-file.c, statfs_of): the write fails,
      and is undone.  */

@@ -556,6 +556,17 @@ count_holes (void *arg)
   return holes (c->fl, c->fl->off, c->lim, &c->n);
 }
 
+/* Past RLIMIT_FSIZE, as the kernel says it: SIGXFSZ and EFBIG (but
+   ETXTBSY for an active swap file, which the kernel checks first).  */
+static int
+too_large (struct fill *fl)
+{
+  if (__fa_busy (&fl->f, EFBIG) == ETXTBSY)
+    return ETXTBSY;
+  raise (SIGXFSZ);
+  return EFBIG;
+}
+
 /* How to go about it, before anything is written: the step, which ways
    work, EFBIG, and ENOSPC if the holes and the new space would not fit.  */
 static int
@@ -585,12 +596,7 @@ plan (struct fill *fl)
      itself; an O_APPEND descriptor's way is not known yet.  */
   if (fl->end > fl->size0 && (!fl->map || (f->flags & O_APPEND))
       && fl->end > limit (fl))
-    {
-      if (__fa_busy (f, EFBIG) == ETXTBSY)
-	return ETXTBSY;
-      raise (SIGXFSZ);
-      return EFBIG;
-    }
+    return too_large (fl);
   /* A filesystem that counts no blocks at all (memfd's internal tmpfs,
      a tmpfs mounted without a size) has no free space to check.  The
      blocks reserved for root are not ours to count otherwise.  */
@@ -619,8 +625,10 @@ plan (struct fill *fl)
       else if (__fa_own (f, count_holes, &c) == 0)
 	inside = c.n;
     }
+  /* Before ENOSPC, the limit that grow's write would have met first.  */
   if ((uint64_t) (inside + tail) > room)
-    return ENOSPC;
+    return fl->end > fl->size0 && fl->end > limit (fl) ? too_large (fl)
+	   : ENOSPC;
   return 0;
 }
 
