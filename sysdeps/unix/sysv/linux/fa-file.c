@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -230,28 +232,43 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
 }
 
 /* Whether F's file is one /proc/swaps lists (its octal escapes undone),
-   by device and inode.  open, read and stat only: a signal handler may
-   be where this runs.  */
+   by device and inode, where its path there leads this process to it
+   (not from another mount namespace, nor through a mount that now
+   hides it).  The first SWAPS bytes of the list are read, into a
+   mapping of our own: neither a thread nor a signal handler's small
+   stack holds them.  open, read, stat and mmap only: a signal handler
+   may be where this runs.  */
+#define SWAPS (64 << 10)
 static int
 swapping (const struct fa_file *f)
 {
-  char buf[4096], path[4096];
   struct stat64 st;
+  char *buf = mmap (NULL, SWAPS + PATH_MAX, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  char *path = buf + SWAPS;
   int fd = open ("/proc/swaps", O_RDONLY | O_CLOEXEC), found = 0;
-  ssize_t n = fd < 0 ? -1 : read (fd, buf, sizeof buf - 1);
+  size_t n = 0;
+  ssize_t r = 0;
 
+  if (buf == MAP_FAILED)
+    {
+      if (fd >= 0)
+	close (fd);
+      return 0;
+    }
+  while (fd >= 0 && n < SWAPS - 1
+	 && (r = read (fd, buf + n, SWAPS - 1 - n)) > 0)
+    n += (size_t) r;
   if (fd >= 0)
     close (fd);
-  if (n <= 0)
-    return 0;
   buf[n] = '\0';
   /* After the header, one swap area per line, its path first.  */
-  for (char *p = strchr (buf, '\n'); !found && p && *++p; p = strchr (p, '\n'))
+  for (char *p = strchr (buf, '\n'); !found && p && *++p;
+       p = strchr (p, '\n'))
     {
       size_t k = 0;
 
-      while (*p && *p != ' ' && *p != '\t' && *p != '\n'
-	     && k < sizeof path - 1)
+      while (*p && *p != ' ' && *p != '\t' && *p != '\n' && k < PATH_MAX - 1)
 	if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0'
 	    && p[2] <= '7' && p[3] >= '0' && p[3] <= '7')
 	  {
@@ -265,6 +282,7 @@ swapping (const struct fa_file *f)
       found = stat64 (path, &st) == 0 && st.st_dev == f->st.st_dev
 	      && st.st_ino == f->st.st_ino;
     }
+  munmap (buf, SWAPS + PATH_MAX);
   return found;
 }
 
