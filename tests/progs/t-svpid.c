@@ -168,10 +168,9 @@ wake (int sig)
 /* Every thread of process SV seized; the one that returns from a
    SECCOMP_IOCTL_NOTIF_RECV that received, left stopped: its ID, or -1.
    The others are let go on (traced, without stops) at their next stop.
-   READY: COMMAND's stdout, where *CALLER is read once every thread is
-   traced; then a byte to GO lets the caller call.  */
+   Once every thread is traced, a byte to GO lets the caller call.  */
 static pid_t
-catch_receiver (pid_t sv, FILE *ready, int go, pid_t *caller)
+catch_receiver (pid_t sv, int go)
 {
   char path[64];
   struct dirent *d;
@@ -203,7 +202,7 @@ catch_receiver (pid_t sv, FILE *ready, int go, pid_t *caller)
       ptrace (PTRACE_SYSCALL, t, 0, 0);
     }
   /* Now the call may come; within 20 s (an alarm ends the wait).  */
-  if (fscanf (ready, "%d", caller) != 1 || write (go, "g", 1) != 1)
+  if (write (go, "g", 1) != 1)
     return -1;
   struct sigaction sa;
   memset (&sa, 0, sizeof sa);
@@ -353,22 +352,18 @@ main (int argc, char **argv)
   close (in[0]);
   close (out[1]);
   FILE *ready = fdopen (out[0], "r");
-  /* The supervisor's threads exist once COMMAND runs; COMMAND's fork
-     happens before the caller prints its pid, which it does only after
-     the filter is in place.  Wait for the exec chain to reach it.  */
-  char exe[4096], link[64];
-  snprintf (link, sizeof link, "/proc/%d/exe", (int) sv);
-  for (int i = 0; i < 500; i++)
+  /* The caller's pid: COMMAND runs, so the supervisor has given it the
+     go-ahead (tracing it before then would stop it at that write, which
+     nobody would let go on: the caller would never come).  */
+  pid_t caller = -1;
+  if (fscanf (ready, "%d", &caller) != 1)
     {
-      ssize_t k = readlink (link, exe, sizeof exe - 1);
-      exe[k > 0 ? k : 0] = '\0';
-      if (strstr (exe, "fallocate-supervise"))
-	break;
-      usleep (10000);
+      kill (sv, SIGKILL);
+      return unsupported ("t-svpid: COMMAND did not start");
     }
   for (int i = 0; i < 500 && !settled (sv); i++)
     usleep (10000);
-  pid_t caller = -1, worker = catch_receiver (sv, ready, in[1], &caller);
+  pid_t worker = catch_receiver (sv, in[1]);
   if (worker < 0)
     {
       kill (sv, SIGKILL);
