@@ -45,22 +45,11 @@
 # define F_SEAL_FUTURE_WRITE 0x0010
 #endif
 
-#define CHUNK (1 << 20)	/* the largest write */
-
 /* Counts the calls that have finished (__fa_unlock): one that finds it
    unchanged once it holds its lock knows that no call of ours changed
    the file since its check, and needs no second fstat.  */
 static unsigned generation;
 
-/* The checks of vfs_fallocate, in its order, so that a call gets the same
-   answer whether the kernel or this file decides.  A directory cannot be
-   open for writing, so EISDIR cannot arise here; block devices (fixed
-   size) and all other files get ENODEV, as with glibc.  MODE is one that
-   the kernel accepts.  Fills F.  */
-/* FD's file into F->st, and its immutable and append-only attributes
-   into *ATTR (FS_IMMUTABLE_FL, FS_APPEND_FL): by statx in one system
-   call where the filesystem reports them (what vfs_fallocate checks),
-   else by fstat and FS_IOC_GETFLAGS.  0, or -1 and errno.  */
 /* Linux 6.8: the ID of the file's mount, never reused while the system
    runs, as stx_mnt_id (which glibc 2.36's struct statx does not name:
    byte 144 of the kernel's).  */
@@ -69,6 +58,11 @@ static unsigned generation;
 #endif
 #define STX_MNT_ID 144
 
+/* FD's file into F->st, and its immutable and append-only attributes
+   into *ATTR (FS_IMMUTABLE_FL, FS_APPEND_FL): by statx in one system
+   call where the filesystem reports them (what vfs_fallocate checks),
+   else by fstat and FS_IOC_GETFLAGS.  0, or -1 and errno; F->mnt
+   the mount's unique ID, or 0.  */
 static int
 stat_attr (int fd, struct fa_file *f, int *attr)
 {
@@ -128,7 +122,8 @@ statfs_of (struct fa_file *f, int64_t off, int64_t len)
     int busy;
   } last;
 
-  if (f->mnt && off >= f->st.st_size && len <= CHUNK && last.mnt == f->mnt)
+  if (f->mnt && off >= f->st.st_size && len <= FA_CHUNK
+      && last.mnt == f->mnt)
     {
       unsigned long type = last.type;
       long bsize = last.bsize;
@@ -182,6 +177,11 @@ __fa_remote (unsigned long type)
   return 0;
 }
 
+/* The checks of vfs_fallocate, in its order, so that a call gets the same
+   answer whether the kernel or this file decides.  A directory cannot be
+   open for writing, so EISDIR cannot arise here; block devices (fixed
+   size) and all other files get ENODEV, as with glibc.  MODE is one that
+   the kernel accepts.  Fills F.  */
 int
 __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
 {
@@ -423,7 +423,7 @@ __fa_sync (const struct fa_file *f)
 
 /* Not const: .bss costs nothing, .rodata would put a megabyte of zeros in
    the library file.  Never written.  Aligned for O_DIRECT descriptors.  */
-static char zeros[CHUNK] __attribute__ ((aligned (4096)));
+static char zeros[FA_CHUNK] __attribute__ ((aligned (4096)));
 
 /* Up to N zeros written at POS through F's descriptor (which must not be
    O_APPEND): the count written in *DONE.  A write that returns 0 (a FUSE
@@ -434,7 +434,7 @@ __fa_write_zeros (struct fa_file *f, int64_t pos, size_t n, size_t *done)
   *done = 0;
   while (n > 0)
     {
-      ssize_t w = pwrite64 (f->fd, zeros, n < CHUNK ? n : CHUNK, pos);
+      ssize_t w = pwrite64 (f->fd, zeros, n < FA_CHUNK ? n : FA_CHUNK, pos);
       if (w < 0 && errno != EINTR)
 	return errno;
       if (w == 0)

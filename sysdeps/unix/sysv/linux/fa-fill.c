@@ -124,7 +124,6 @@
 # define MADV_POPULATE_WRITE 23
 #endif
 
-#define CHUNK (1 << 20)
 #define WINDOW (64 << 20)	/* mapped at a time */
 
 /* Whether the kernel knows MADV_POPULATE_WRITE (an unknown advice fails
@@ -481,8 +480,8 @@ append (struct fill *fl)
 	return 0;
       if (now.st_size < want)
 	return EIO;
-      size_t n = fl->end - now.st_size < CHUNK
-		 ? (size_t) (fl->end - now.st_size) : CHUNK, done;
+      size_t n = fl->end - now.st_size < FA_CHUNK
+		 ? (size_t) (fl->end - now.st_size) : FA_CHUNK, done;
       int err = __fa_write_zeros (&fl->f, now.st_size, n, &done);
 
       if (done > 0)
@@ -503,7 +502,8 @@ extend (struct fill *fl, int64_t pos)
 
   while (pos < fl->end)
     {
-      size_t n = fl->end - pos < CHUNK ? (size_t) (fl->end - pos) : CHUNK, done;
+      size_t n = fl->end - pos < FA_CHUNK ? (size_t) (fl->end - pos)
+		 : FA_CHUNK, done;
       int err;
 
       if (fstat64 (fl->f.fd, &now) < 0)
@@ -567,6 +567,14 @@ too_large (struct fill *fl)
   return EFBIG;
 }
 
+/* Whether FL's descriptor can take the mapping way (the top of this file).  */
+static int
+mappable (const struct fill *fl)
+{
+  return !__fa_remote (fl->f.fs.f_type)
+	 && (fl->f.flags & O_ACCMODE) == O_RDWR && can_populate ();
+}
+
 /* How to go about it, before anything is written: the step, which ways
    work, EFBIG, and ENOSPC if the holes and the new space would not fit.  */
 static int
@@ -587,8 +595,7 @@ plan (struct fill *fl)
     fl->bs = (int64_t) f->fs.f_bsize;
   if ((err = __fa_too_big (&fl->f, fl->end)))
     return err;
-  fl->map = !__fa_remote (f->fs.f_type) && (f->flags & O_ACCMODE) == O_RDWR
-	    && can_populate ();
+  fl->map = mappable (fl);
   /* Past RLIMIT_FSIZE the kernel sends SIGXFSZ and says EFBIG before it
      changes anything; our writes would get there only after growing the
      file to the limit, and SIGXFSZ kills, so no undo would run (nor can
@@ -700,8 +707,7 @@ run_own (void *arg)
 {
   struct fill *fl = arg;
 
-  fl->map = !__fa_remote (fl->f.fs.f_type)
-	    && (fl->f.flags & O_ACCMODE) == O_RDWR && can_populate ();
+  fl->map = mappable (fl);
   return run (fl);
 }
 
