@@ -30,25 +30,18 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "tcheck.h"
 
 #define FD 10
 #define LEN (1 << 20)
 #define MAXT 64
 
-static int failures;
-
-static void
-ok (int cond, const char *what)
-{
-  printf ("%s: %s\n", cond ? "PASS" : "FAIL", what);
-  failures += !cond;
-}
-
+/* An UNSUPPORTED line, and the exit of a run that proved nothing.  */
 static int
 unsupported (const char *why)
 {
-  printf ("UNSUPPORTED: %s\n", why);
-  return 0;
+  t_unsupported ("%s", why);
+  return t_done ();
 }
 
 static long long
@@ -390,15 +383,15 @@ main (int argc, char **argv)
   struct timespec ms = { 0, 10 * 1000 * 1000 };
   for (int i = 0; i < 50 && size_of (y) == 0; i++)
     nanosleep (&ms, NULL);
-  ok (size_of (y) == 0, "a caller killed after the receive, "
+  t_ok (size_of (y) == 0, "a caller killed after the receive, "
       "its ID reused: the new holder's file untouched");
-  ok (size_of (x) == 0, "the killed caller's file untouched");
+  t_ok (size_of (x) == 0, "the killed caller's file untouched");
   kill (other, SIGKILL);
   waitpid (other, NULL, 0);
   close (in[1]);
   int st;
   waitpid (sv, &st, 0);
-  ok (WIFEXITED (st) && WEXITSTATUS (st) == 0,
+  t_ok (WIFEXITED (st) && WEXITSTATUS (st) == 0,
       "the wrapper exits with COMMAND's status, 0");
-  return failures ? 1 : 0;
+  return t_done ();
 }
