@@ -38,6 +38,9 @@
    - writeback: the advice allocating nothing until writeback (modelled:
      madvise does nothing, msync allocates what it writes back), several
      holes in one mapped window: all allocated;
+   - writeback failing: the same model, holes in two 64 MiB windows, the
+     second msync failing with ENOSPC (as writeback does on a full
+     filesystem): ENOSPC, or 0 with no hole left;
    - turns: two threads appending to an append-only file through
      O_APPEND descriptors, in step unless one waits: exactly the size;
    - pipe: a pipe that another thread closes while a call works through
@@ -820,6 +823,7 @@ pwrite (int fd, const void *buf, size_t n, off_t off)
    fault time) modelled here: MADV_POPULATE_WRITE does nothing, and
    msync (MS_SYNC) allocates exactly the pages it writes back.  */
 static int writeback_model;
+static int writeback_fails;	/* the msync, counting down, that fails */
 
 int
 madvise (void *p, size_t n, int advice)
@@ -833,6 +837,12 @@ madvise (void *p, size_t n, int advice)
 int
 msync (void *p, size_t n, int flags)
 {
+  if (writeback_model && (flags & MS_SYNC) && writeback_fails > 0
+      && --writeback_fails == 0)
+    {
+      errno = ENOSPC;
+      return -1;
+    }
   if (writeback_model && (flags & MS_SYNC)
       && syscall (SYS_madvise, p, n, MADV_POPULATE_WRITE) < 0)
     return -1;
@@ -858,6 +868,29 @@ writeback (void)
   t_ok (e == 0 && t_nohole (fd, 0, 4 * MiB) && kept,
 	"writeback: holes allocated only at writeback, several in one "
 	"window: all allocated, data kept (posix_fallocate %d)", e);
+  close (fd);
+  unlink (path);
+
+  /* Holes on both sides of the 64 MiB windows' border, data at it; the
+     first msync (the first hole's check) succeeds, the second, leaving
+     the first window, fails: the second hole stays one, so 0 would be a
+     lie.  3 MiB: no up-front ENOSPC on a small filesystem.  */
+  fd = t_create (dir, "writeback-fail", path, sizeof path);
+  static const int64_t at[] = { 62 * MiB, 63 * MiB, 64 * MiB, 129 * MiB / 2 };
+  for (int i = 0; i < 4; i++)
+    t_put (fd, at[i], 64 << 10, 30 + i);
+  writeback_model = 1;
+  writeback_fails = 2;
+  e = posix_fallocate64 (fd, 62 * MiB, 3 * MiB);
+  writeback_model = writeback_fails = 0;
+  kept = 1;
+  for (int i = 0; i < 4; i++)
+    kept &= t_same (fd, at[i], 64 << 10, 30 + i);
+  t_ok ((e == ENOSPC || (e == 0 && t_nohole (fd, 62 * MiB, 3 * MiB)))
+	&& kept,
+	"writeback failing: msync's ENOSPC leaving the first of two "
+	"windows: ENOSPC, or 0 with no hole left; data kept "
+	"(posix_fallocate %d)", e);
   close (fd);
   unlink (path);
 }
