@@ -877,6 +877,15 @@ writeback (void)
      lie.  3 MiB: no up-front ENOSPC on a small filesystem.  */
   fd = t_create (dir, "writeback-fail", path, sizeof path);
   static const int64_t at[] = { 62 * MiB, 63 * MiB, 64 * MiB, 129 * MiB / 2 };
+  struct stat64 st;
+  if (ftruncate64 (fd, 65 * MiB) < 0 || fstat64 (fd, &st) < 0
+      || st.st_blocks > 2048)
+    {
+      t_unsupported ("writeback failing: no sparse 65 MiB file here");
+      close (fd);
+      unlink (path);
+      return;
+    }
   for (int i = 0; i < 4; i++)
     t_put (fd, at[i], 64 << 10, 30 + i);
   writeback_model = 1;
