@@ -103,6 +103,15 @@ data_file (const char *name, char *path, size_t size, unsigned seed)
   return fd;
 }
 
+static volatile sig_atomic_t xfsz;
+
+static void
+count_xfsz (int sig)
+{
+  (void) sig;
+  xfsz++;
+}
+
 static void
 descriptors (void)
 {
@@ -158,6 +167,32 @@ descriptors (void)
      mtime before they find no space.  */
   int big = lseek64 (ro, 1LL << 50, SEEK_SET) < 0 && errno == EINVAL;
   expect ("1 PiB", fd, 0, 1LL << 50, big ? EFBIG : ENOSPC);
+  /* Ending at INT64_MAX itself, where the largest file is smaller (lseek
+     refuses the offset): EFBIG, not the ENOSPC of the free space.  */
+  if (lseek64 (ro, INT64_MAX, SEEK_SET) < 0 && errno == EINVAL)
+    {
+      expect ("0 to INT64_MAX", fd, 0, INT64_MAX, EFBIG);
+      expect ("1 to INT64_MAX", fd, 1, INT64_MAX - 1, EFBIG);
+      /* The largest file is checked before RLIMIT_FSIZE: no SIGXFSZ,
+	 also through an O_WRONLY descriptor (which cannot be mapped).  */
+      int wfd = open (path, O_WRONLY);
+      struct rlimit64 old, low;
+      getrlimit64 (RLIMIT_FSIZE, &old);
+      low = old;
+      low.rlim_cur = 1 << 30;
+      xfsz = 0;
+      signal (SIGXFSZ, count_xfsz);
+      setrlimit64 (RLIMIT_FSIZE, &low);
+      expect ("0 to INT64_MAX, O_WRONLY, past RLIMIT_FSIZE", wfd, 0,
+	      INT64_MAX, EFBIG);
+      setrlimit64 (RLIMIT_FSIZE, &old);
+      signal (SIGXFSZ, SIG_DFL);
+      t_ok (xfsz == 0, "0 to INT64_MAX past RLIMIT_FSIZE: no SIGXFSZ "
+	    "(got %d)", (int) xfsz);
+      close (wfd);
+    }
+  else
+    t_unsupported ("0 to INT64_MAX: the largest file here reaches it");
   t_ok (t_size (fd) == s.st.st_size && t_same (fd, 0, 4096, 60)
 	&& t_same (fd, 65536, 4096, 61), "1 PiB: size and bytes kept");
   close (ro);
@@ -290,7 +325,6 @@ immutable (void)
   unlink (path);
 }
 
-static volatile sig_atomic_t xfsz;
 static int blind;		/* the fallback on xfs: see swap_expect */
 
 /* ETXTBSY for a call on an active swap file that writes nothing and
@@ -306,13 +340,6 @@ swap_expect (const char *what, int fd, int64_t off, int64_t len)
 		   "error to check, cannot tell", what);
   else
     expect (what, fd, off, len, ETXTBSY);
-}
-
-static void
-count_xfsz (int sig)
-{
-  (void) sig;
-  xfsz++;
 }
 
 static void

@@ -450,14 +450,15 @@ __fa_write_zeros (struct fa_file *f, int64_t pos, size_t n, size_t *done)
   return 0;
 }
 
-/* FIEMAP over [FROM, TO): the extents in FM, at most FA_EXTENTS.  */
+/* FIEMAP over LEN bytes from FROM: the extents in FM, at most
+   FA_EXTENTS.  */
 static int
-fiemap (int fd, int64_t from, int64_t to, struct fa_extents *fm)
+fiemap (int fd, int64_t from, uint64_t len, struct fa_extents *fm)
 {
   /* All of it: valgrind does not know what the ioctl writes.  */
   memset (fm, 0, sizeof *fm);
   fm->m.fm_start = (uint64_t) from;
-  fm->m.fm_length = (uint64_t) (to - from);
+  fm->m.fm_length = len;
   fm->m.fm_extent_count = FA_EXTENTS;
   return ioctl (fd, FS_IOC_FIEMAP, &fm->m) < 0 ? errno : 0;
 }
@@ -476,8 +477,9 @@ __fa_too_big (struct fa_file *f, int64_t end)
   if (end <= INT32_MAX)
     return 0;
   /* fiemap_prep refuses a start above s_maxbytes, vfs_fallocate an end:
-     ask from END.  */
-  err = fiemap (f->fd, end, end == INT64_MAX ? end : end + 1, &fm);
+     ask from END, one byte (a length of 0 is EINVAL, which made a range
+     ending at INT64_MAX pass on ext4).  */
+  err = fiemap (f->fd, end, 1, &fm);
   f->fiemap = err == 0;
   return err == EFBIG ? EFBIG : 0;
 }
@@ -540,7 +542,7 @@ __fa_next_hole (struct fa_file *f, int64_t *from, int64_t *to)
 	 (FIEMAP walks block maps from the start of its range).  */
       if (!(f->fm_from <= at && at < f->fm_to))
 	{
-	  if (fiemap (f->fd, at, *to, fm))
+	  if (fiemap (f->fd, at, (uint64_t) (*to - at), fm))
 	    return -1;
 	  unsigned n = fm->m.fm_mapped_extents;
 	  const struct fiemap_extent *e = &fm->m.fm_extents[n ? n - 1 : 0];
