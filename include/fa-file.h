@@ -14,6 +14,7 @@
 #include <linux/fiemap.h>
 
 #define FA_TMPFS 0x01021994	/* statfs f_type */
+#define FA_BTRFS 0x9123683e	/* statfs f_type */
 #define FA_CHUNK (1 << 20)	/* the largest write of zeros */
 
 #define FA_EXTENTS 64

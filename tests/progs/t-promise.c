@@ -669,6 +669,36 @@ lease (void)
 	    "(posix_fallocate %d, %ld s)", e, (long) (time (NULL) - t0));
       fcntl (w, F_SETLEASE, F_UNLCK);
     }
+  /* The lease taken by a child through the inherited descriptor, the
+     same open file: /proc/locks names the child, not us.  */
+  int p[2];
+  char c = 'n';
+  pid_t pid = w >= 0 && pipe (p) == 0 ? fork () : -1;
+  if (pid == 0)
+    {
+      c = fcntl (w, F_SETLEASE, F_WRLCK) == 0 ? 'y' : 'n';
+      write (p[1], &c, 1);
+      pause ();
+      _exit (0);
+    }
+  if (pid > 0 && read (p[0], &c, 1) == 1 && c == 'y')
+    {
+      time_t t0 = time (NULL);
+      int e = posix_fallocate64 (w, 0, MiB);
+      t_ok (e == EBADF && fcntl (w, F_GETLEASE) == F_WRLCK
+	    && time (NULL) - t0 < 10, "lease: a child's on the same open "
+	    "file: EBADF at once, the lease kept (posix_fallocate %d, %ld s)",
+	    e, (long) (time (NULL) - t0));
+    }
+  else
+    t_unsupported ("lease: a child's write lease here");
+  if (pid > 0)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, NULL, 0);
+      close (p[0]);
+      close (p[1]);
+    }
   if (w >= 0)
     close (w);
   unlink (path);

@@ -646,29 +646,34 @@ own_table (void)
   return unshare (CLONE_FILES);
 }
 
-/* Whether the process holds a lease on F's file (opening it would break
-   the lease), by /proc/locks: F_GETLEASE's answer is not translated by
-   qemu-user, and F_UNLCK differs between ABIs (alpha, hppa, sparc).  In
-   __fa_aside's thread, so nothing is opened in the process's table.  */
+/* Whether a lease is held on F's file (opening it would break the lease
+   after a wait of up to lease-break-time, 45 s), by /proc/locks:
+   F_GETLEASE's answer is not translated by qemu-user, and F_UNLCK
+   differs between ABIs (alpha, hppa, sparc).  Whichever process took it:
+   the kernel grants no lease beside a writer, so while the caller's
+   descriptor is open for writing one can only be on that open file, and
+   a child that inherited it may have taken it.  The device is compared
+   but on btrfs, whose st_dev is its subvolume's, not the superblock's
+   that /proc/locks names.  In __fa_aside's thread, so nothing is opened
+   in the process's table.  */
 static int
 leased (const struct fa_file *f)
 {
   char line[256], type[16];
   unsigned long long ino;
-  long pid;
+  unsigned maj, min;
   int found = 0;
   FILE *l = fopen ("/proc/locks", "re");
 
   if (l == NULL)
     return 0;
-  /* The device is not compared: /proc/locks names the superblock's, and
-     btrfs's st_dev is its subvolume's.  A lease of ours on another file
-     of the same inode number makes this EBADF too.  */
   while (!found && fgets (line, sizeof line, l))
-    found = sscanf (line, "%*d: %15s %*s %*s %ld %*x:%*x:%llu", type, &pid,
-		    &ino) == 3
-	    && strcmp (type, "LEASE") == 0 && pid == (long) getpid ()
-	    && ino == (unsigned long long) f->st.st_ino;
+    found = sscanf (line, "%*d: %15s %*s %*s %*d %x:%x:%llu", type, &maj,
+		    &min, &ino) == 4
+	    && strcmp (type, "LEASE") == 0
+	    && ino == (unsigned long long) f->st.st_ino
+	    && (f->fs.f_type == FA_BTRFS
+		|| (maj == major (f->st.st_dev) && min == minor (f->st.st_dev)));
   fclose (l);
   return found;
 }

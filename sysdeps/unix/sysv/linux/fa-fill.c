@@ -73,8 +73,8 @@
    appends whatever the offset, the second refuses one-byte writes),
    space past the end of file through an O_APPEND or O_DIRECT one, and
    past 2 GiB through a 32-bit program's descriptor without O_LARGEFILE.
-   Not while the caller holds a lease (opening would break it), nor
-   without /proc: then EBADF.
+   Not while a lease is held on the caller's open file (opening would
+   break it), by whichever process, nor without /proc: then EBADF.
 
    Past RLIMIT_FSIZE: SIGXFSZ and EFBIG before any write, as from the
    kernel.  Inside the file, holes at or past the limit are allocated by
