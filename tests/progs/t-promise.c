@@ -38,6 +38,12 @@
    - writeback: the advice allocating nothing until writeback (modelled:
      madvise does nothing, msync allocates what it writes back), several
      holes in one mapped window: all allocated;
+   - crossed: two threads, each inside a call on a file of its own (two
+     lock stripes), each interrupted by a handler that calls on the
+     other's file: both return (neither waits for the other);
+   - clone: while a thread is inside a call, a child made by clone(),
+     which runs no atfork handler, calls on a file of the same lock
+     stripe: it returns (the holder is no thread of its);
    - writeback failing: the same model, holes in two 64 MiB windows, the
      second msync failing with ENOSPC (as writeback does on a full
      filesystem): ENOSPC, or 0 with no hole left;
@@ -54,6 +60,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -797,17 +804,203 @@ static int pipe_r, pipe_w;
 static atomic_int pipe_state;		/* 1 asked, 2 EOF seen, 3 not */
 static atomic_int hooked;
 
+/* crossed and clone: the library's first write or fault in a thread
+   that sets inside_call stops there, inside its call, holding its
+   file's lock stripe: crossed raises SIGUSR2 once both threads are
+   inside; clone waits until released.  */
+static __thread int inside_call = -1;	/* which thread, -1 none */
+static atomic_int inside, released;
+static int crossed_fd[2];
+static __thread int crossed_me;
+static atomic_int crossed_ret[2], crossed_done[2];
+
+static void
+crossed_handler (int sig)
+{
+  (void) sig;
+  atomic_store (&crossed_ret[crossed_me],
+		posix_fallocate64 (crossed_fd[!crossed_me], 0, 4096));
+}
+
+static void
+inside_hook (void)
+{
+  int me = inside_call;
+
+  if (me < 0)
+    return;
+  inside_call = -1;
+  atomic_fetch_add (&inside, 1);
+  if (me == 2)
+    {
+      for (int i = 0; i < 1000 && !atomic_load (&released); i++)
+	usleep (10000);
+      return;
+    }
+  for (int i = 0; i < 500 && atomic_load (&inside) < 2; i++)
+    usleep (10000);
+  raise (SIGUSR2);
+}
+
 /* Called from the library's writes and faults: in a thread of its own,
    once, the pipe is closed by another thread and its reader asked.  */
 static void
 hook (void)
 {
+  inside_hook ();
   if (!atomic_load (&hooked) || tid () == main_tid
       || atomic_exchange (&hooked, 0) == 0)
     return;
   atomic_store (&pipe_state, 1);
   for (int i = 0; i < 500 && atomic_load (&pipe_state) == 1; i++)
     usleep (10000);
+}
+
+/* A file of 2 MiB, a hole, whose inode is (SAME) or is not (!SAME) in
+   the lock stripe of inode INO (16 stripes, by inode number); -1 if none
+   in 64 tries.  */
+static int
+stripe_file (const char *name, ino64_t ino, int same)
+{
+  char path[4096];
+  struct stat64 st;
+  int tried[64], n = 0, fd = -1;
+
+  /* The files passed over stay open until the end: a file made after
+     one deleted could get its inode number again.  */
+  while (fd < 0 && n < 64)
+    {
+      fd = t_create (dir, name, path, sizeof path);
+      unlink (path);
+      if (fstat64 (fd, &st) < 0 || ftruncate64 (fd, 2 * MiB) < 0
+	  || (ino != 0 && (st.st_ino % 16 == ino % 16) != same))
+	{
+	  tried[n++] = fd;
+	  fd = -1;
+	}
+    }
+  while (n > 0)
+    close (tried[--n]);
+  return fd;
+}
+
+static void *
+crossed_thread (void *arg)
+{
+  int me = (int) (intptr_t) arg;
+
+  crossed_me = me;
+  inside_call = me;
+  atomic_store (&crossed_ret[me], 100 + posix_fallocate64 (crossed_fd[me],
+							   0, 2 * MiB));
+  atomic_store (&crossed_done[me], 1);
+  return NULL;
+}
+
+static void
+crossed (void)
+{
+  struct stat64 st;
+  struct sigaction sa = { .sa_handler = crossed_handler };
+  pthread_t t[2];
+
+  crossed_fd[0] = stripe_file ("crossed-x", 0, 0);
+  fstat64 (crossed_fd[0], &st);
+  crossed_fd[1] = stripe_file ("crossed-z", st.st_ino, 0);
+  if (crossed_fd[1] < 0)
+    {
+      t_unsupported ("crossed: no file in another lock stripe");
+      close (crossed_fd[0]);
+      return;
+    }
+  sigaction (SIGUSR2, &sa, NULL);
+  atomic_store (&inside, 0);
+  for (int k = 0; k < 2; k++)
+    pthread_create (&t[k], NULL, crossed_thread, (void *) (intptr_t) k);
+  int i;
+  for (i = 0; i < 1000 && !(atomic_load (&crossed_done[0])
+			    && atomic_load (&crossed_done[1])); i++)
+    usleep (10000);
+  if (i == 1000)
+    {
+      t_ok (0, "crossed: handlers calling on each other's file: both "
+	    "returned within 10 s");
+      exit (t_done ());
+    }
+  for (int k = 0; k < 2; k++)
+    pthread_join (t[k], NULL);
+  t_ok (atomic_load (&inside) == 2 && atomic_load (&crossed_ret[0]) == 100
+	&& atomic_load (&crossed_ret[1]) == 100
+	&& t_nohole (crossed_fd[0], 0, 2 * MiB)
+	&& t_nohole (crossed_fd[1], 0, 2 * MiB),
+	"crossed: handlers calling on each other's file: both returned, "
+	"both files allocated (%d inside)", atomic_load (&inside));
+  signal (SIGUSR2, SIG_DFL);
+  close (crossed_fd[0]);
+  close (crossed_fd[1]);
+}
+
+static int clone_fd;
+
+static int
+clone_child (void *arg)
+{
+  (void) arg;
+  _exit (posix_fallocate64 (clone_fd, 0, 4096));
+}
+
+static void *
+clone_holder (void *arg)
+{
+  inside_call = 2;
+  posix_fallocate64 (*(int *) arg, 0, 2 * MiB);
+  return NULL;
+}
+
+static void
+clone_case (void)
+{
+  struct stat64 st;
+  pthread_t t;
+  int fd = stripe_file ("clone-held", 0, 0), status = 0;
+
+  fstat64 (fd, &st);
+  clone_fd = stripe_file ("clone-child", st.st_ino, 1);
+  if (clone_fd < 0)
+    {
+      t_unsupported ("clone: no second file in the same lock stripe");
+      close (fd);
+      return;
+    }
+  atomic_store (&inside, 0);
+  atomic_store (&released, 0);
+  pthread_create (&t, NULL, clone_holder, &fd);
+  for (int i = 0; i < 500 && atomic_load (&inside) == 0; i++)
+    usleep (10000);
+  static char stack[64 << 10] __attribute__ ((aligned (16)));
+  pid_t pid = atomic_load (&inside)
+	      ? clone (clone_child, stack + sizeof stack, SIGCHLD, NULL) : -1;
+  pid_t r = 0;
+  for (int i = 0; pid > 0 && i < 500
+       && (r = waitpid (pid, &status, WNOHANG)) == 0; i++)
+    usleep (10000);
+  if (pid > 0 && r == 0)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, NULL, 0);
+    }
+  atomic_store (&released, 1);
+  pthread_join (t, NULL);
+  if (pid < 0)
+    t_unsupported ("clone: the holder never got inside its call, or clone "
+		   "failed");
+  else
+    t_ok (r == pid && WIFEXITED (status) && WEXITSTATUS (status) == 0,
+	  "clone: a child made by clone() while another thread held the "
+	  "stripe: its call returned 0 (%s, status %d)",
+	  r == pid ? "exited" : "hung 5 s, killed", WEXITSTATUS (status));
+  close (fd);
+  close (clone_fd);
 }
 
 /* extend then fail: at the library's second write of data, another
@@ -1187,6 +1380,8 @@ main (int argc, char **argv)
   devlock ();
   append_fsize ();
   writeback ();
+  crossed ();
+  clone_case ();
   turns ();
   mode ();
   t_ok (two () == 0, "two processes appending: size exactly 16.5 MiB");

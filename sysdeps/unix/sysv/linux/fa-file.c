@@ -332,8 +332,14 @@ __fa_unwritable (const struct fa_file *f)
    naming its own thread (a mutex with its holder recorded beside it
    leaves a gap on each side where the handler waits for itself).
    Nothing else is taken on the way, not even a pthread_once (a handler
-   interrupting its first run waits for itself).  A child forked while
-   another thread held a lock gets them all free.  */
+   interrupting its first run waits for itself).  Such a call never
+   waits for another thread either: two threads each interrupted by a
+   handler that calls on the file the other is filling would wait for
+   each other for ever; it goes on as a call from another process would,
+   without a turn.  A child forked while another thread held a lock gets
+   them all free (pthread_atfork); one made by clone or a raw fork,
+   which run no atfork handler, finds the holder missing from its thread
+   group and takes the word over.  */
 #define STRIPES 16
 static struct
 {
@@ -345,11 +351,26 @@ static struct
    until then, and again in a forked child, where it changed.  */
 static __thread int tid;
 
+/* How many stripes this thread holds: more than 0 in a handler that
+   interrupted a call of ours.  */
+static __thread int holding;
+
+/* Whether thread HELD is gone from this process (tgkill's ESRCH).  */
+static int
+gone_holder (int held)
+{
+  int saved = errno, r;
+
+  r = syscall (SYS_tgkill, getpid (), held, 0) < 0 && errno == ESRCH;
+  errno = saved;
+  return r;
+}
+
 static void
 forked (void)
 {
   memset (stripe, 0, sizeof stripe);
-  tid = 0;
+  tid = holding = 0;
 }
 
 /* When the library is loaded: pthread_atfork at the first call would
@@ -371,8 +392,15 @@ __fa_lock (struct fa_file *f)
   while (!__atomic_compare_exchange_n (&stripe[i].owner, &held, self, 0,
 				       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
     {
-      if (held == self)
+      if (held == self || holding)
 	return;
+      if (gone_holder (held))
+	{
+	  __atomic_compare_exchange_n (&stripe[i].owner, &held, 0, 0,
+				       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	  held = 0;
+	  continue;
+	}
       /* Asleep only while the word still names HELD; __fa_unlock wakes
 	 a sleeper it can see, and one it cannot see finds the word
 	 changed and does not sleep.  */
@@ -382,6 +410,7 @@ __fa_lock (struct fa_file *f)
       __atomic_sub_fetch (&stripe[i].waiters, 1, __ATOMIC_SEQ_CST);
       held = 0;
     }
+  holding++;
   f->locked = 1;
 }
 
@@ -400,6 +429,7 @@ __fa_unlock (struct fa_file *f)
   __atomic_add_fetch (&generation, 1, __ATOMIC_RELEASE);
   if (f->locked)
     {
+      holding--;
       __atomic_store_n (&stripe[i].owner, 0, __ATOMIC_SEQ_CST);
       if (__atomic_load_n (&stripe[i].waiters, __ATOMIC_SEQ_CST))
 	syscall (SYS_futex, &stripe[i].owner, FUTEX_WAKE_PRIVATE, 1,
