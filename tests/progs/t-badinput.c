@@ -397,11 +397,31 @@ swap_file (void)
       setrlimit64 (RLIMIT_FSIZE, &low);
       expect ("active swap file, past RLIMIT_FSIZE", wfd, 4 << 20, 8192,
 	      ETXTBSY);
-      close (wfd);
       setrlimit64 (RLIMIT_FSIZE, &old);
-      signal (SIGXFSZ, SIG_DFL);
       t_ok (xfsz == 0, "active swap file, past RLIMIT_FSIZE: no SIGXFSZ "
 	    "(got %d)", (int) xfsz);
+      /* No descriptor number left to the process (RLIMIT_NOFILE at the
+	 lowest free one): where the fallback reads /proc/swaps (xfs), it
+	 must not need one of the process's.  */
+      int lowest = dup (fd);
+      close (lowest);
+      struct rlimit64 nold, nlow;
+      getrlimit64 (RLIMIT_NOFILE, &nold);
+      nlow = nold;
+      nlow.rlim_cur = (rlim64_t) lowest;
+      xfsz = 0;
+      setrlimit64 (RLIMIT_FSIZE, &low);
+      setrlimit64 (RLIMIT_NOFILE, &nlow);
+      int e1 = posix_fallocate64 (fd, 4 << 20, (int64_t) 1 << 40);
+      int e2 = posix_fallocate64 (wfd, 4 << 20, 8192);
+      setrlimit64 (RLIMIT_NOFILE, &nold);
+      setrlimit64 (RLIMIT_FSIZE, &old);
+      t_ok (e1 == ETXTBSY && e2 == ETXTBSY && xfsz == 0,
+	    "active swap file, no descriptor left: ETXTBSY larger than the "
+	    "free space (got %d) and past RLIMIT_FSIZE through O_WRONLY (got "
+	    "%d), no SIGXFSZ (got %d)", e1, e2, (int) xfsz);
+      close (wfd);
+      signal (SIGXFSZ, SIG_DFL);
       expect ("active swap file, larger than the free space", fd, 4 << 20,
 	      (int64_t) 1 << 40, ETXTBSY);
       expect ("active swap file, past the largest file", fd,

@@ -235,13 +235,15 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
    by device and inode, where its path there leads this process to it
    (not from another mount namespace, nor through a mount that now
    hides it).  The first SWAPS bytes of the list are read, into a
-   mapping of our own: neither a thread nor a signal handler's small
-   stack holds them.  open, read, stat and mmap only: a signal handler
-   may be where this runs.  */
+   mapping of our own, not onto a thread's stack.  In __fa_aside's
+   thread, whose descriptor table is its own: the list opened in the
+   process's table failed where the process had no descriptor left
+   (RLIMIT_NOFILE), and the call got ENOSPC or SIGXFSZ for ETXTBSY.  */
 #define SWAPS (64 << 10)
 static int
-swapping (const struct fa_file *f)
+swapping (void *arg)
 {
+  const struct fa_file *f = arg;
   struct stat64 st;
   char *buf = mmap (NULL, SWAPS + PATH_MAX, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -304,7 +306,8 @@ __fa_busy (const struct fa_file *f, int err)
     return err;
   if (pwrite64 (f->fd, "", 0, 0) < 0 && errno == ETXTBSY)
     return ETXTBSY;
-  return err && f->fs.f_type == 0x58465342 && swapping (f) ? ETXTBSY : err;
+  return err && f->fs.f_type == 0x58465342
+	 && __fa_aside (swapping, (void *) f) == 1 ? ETXTBSY : err;
 }
 
 /* Whether a write-sealed file (a memfd with F_SEAL_WRITE) refuses every
