@@ -17,7 +17,7 @@
 #define FA_BTRFS 0x9123683e	/* statfs f_type */
 #define FA_CHUNK (1 << 20)	/* the largest write of zeros */
 
-#define FA_EXTENTS 64
+#define FA_EXTENTS 16
 struct fa_extents
 {
   struct fiemap m;

@@ -438,66 +438,6 @@ swap_file (void)
   unlink (p);
 }
 
-static int alt_fd, alt_ret = -1;
-
-static void
-alt_handler (int sig)
-{
-  (void) sig;
-  alt_ret = posix_fallocate64 (alt_fd, 0, 1000000000000LL);
-}
-
-/* A call that fails (larger than the free space) from a signal handler
-   on an alternate stack of ALT bytes: its error, no crash (on xfs that
-   error is looked up in /proc/swaps).  The classic SIGSTKSZ, 8 KiB, is
-   too small: the fallback's FIEMAP reply alone takes 3.6 KiB, x86_64's
-   signal frame up to 3 KiB.  ASan's frames are larger: 64 KiB.  */
-#ifdef __SANITIZE_ADDRESS__
-# define ALT (64 << 10)
-#else
-# define ALT (12 << 10)
-#endif
-static void
-small_stack (void)
-{
-  char path[4096];
-  int st;
-
-  if (t_valgrind ())
-    {
-      t_unsupported ("from a handler on an alternate stack: under valgrind "
-		     "this case exited 99 (a valgrind report) on tmpfs in CI, "
-		     "not yet understood");
-      return;
-    }
-  alt_fd = t_create (dir, "altstack", path, sizeof path);
-  pid_t pid = fork ();
-  if (pid == 0)
-    {
-      /* Below it a page no one may touch: an overflow faults.  */
-      char *guard = mmap (NULL, 4096 + ALT, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (guard == MAP_FAILED || mprotect (guard, 4096, PROT_NONE) < 0)
-	_exit (100);
-      stack_t ss = { .ss_sp = guard + 4096, .ss_size = ALT };
-      struct sigaction sa;
-      memset (&sa, 0, sizeof sa);
-      sa.sa_handler = alt_handler;
-      sa.sa_flags = SA_ONSTACK;
-      if (sigaltstack (&ss, NULL) < 0 || sigaction (SIGUSR1, &sa, NULL) < 0)
-	_exit (100);
-      raise (SIGUSR1);
-      _exit (alt_ret);
-    }
-  waitpid (pid, &st, 0);
-  t_ok (WIFEXITED (st) && (WEXITSTATUS (st) == ENOSPC
-			   || WEXITSTATUS (st) == EFBIG),
-	"from a handler on a %d KiB alternate stack, 1e12 bytes: ENOSPC or "
-	"EFBIG, no crash (status 0x%x)", ALT >> 10, st);
-  close (alt_fd);
-  unlink (path);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -510,7 +450,6 @@ main (int argc, char **argv)
   unlink (path);
   printf ("# t-badinput in %s (%s)\n", dir, filt ? "fallback" : "system call");
   descriptors ();
-  small_stack ();
   top ();
   memfds ();
   if (geteuid () == 0)

@@ -501,10 +501,23 @@ fiemap (int fd, int64_t from, uint64_t len, struct fa_extents *fm)
    works here (F->fiemap).  Below 2 GiB, which every filesystem of note
    holds, it is not asked (small calls are frequent): a write past the
    limit gets EFBIG from the kernel, and the fallback undoes its part.  */
+/* FIEMAP over the byte at FROM, asked to count extents, not list them:
+   0 or its error.  A reply buffer (3.6 KiB) on the stack would add that
+   much to what a signal handler's alternate stack must hold.  */
+static int
+fiemap_probe (int fd, int64_t from)
+{
+  struct fiemap m;
+
+  memset (&m, 0, sizeof m);
+  m.fm_start = (uint64_t) from;
+  m.fm_length = 1;
+  return ioctl (fd, FS_IOC_FIEMAP, &m) < 0 ? errno : 0;
+}
+
 int
 __fa_too_big (struct fa_file *f, int64_t end)
 {
-  struct fa_extents fm;
   int err;
 
   if (end <= INT32_MAX)
@@ -512,7 +525,7 @@ __fa_too_big (struct fa_file *f, int64_t end)
   /* fiemap_prep refuses a start above s_maxbytes, vfs_fallocate an end:
      ask from END, one byte (a length of 0 is EINVAL, which made a range
      ending at INT64_MAX pass on ext4).  */
-  err = fiemap (f->fd, end, 1, &fm);
+  err = fiemap_probe (f->fd, end);
   f->fiemap = err == 0;
   return err == EFBIG ? EFBIG : 0;
 }
@@ -522,10 +535,8 @@ __fa_too_big (struct fa_file *f, int64_t end)
 int
 __fa_holes_known (struct fa_file *f)
 {
-  struct fa_extents fm;
-
   if (f->fiemap < 0)
-    f->fiemap = fiemap (f->fd, 0, 1, &fm) == 0;
+    f->fiemap = fiemap_probe (f->fd, 0) == 0;
   return f->fiemap || f->seek >= 0;
 }
 

@@ -165,7 +165,7 @@ static int
 advise (struct fill *fl, char *p, size_t n)
 {
   size_t page = (size_t) sysconf (_SC_PAGESIZE), i, j;
-  unsigned char vec[4096];
+  unsigned char vec[1024];	/* 4 MiB a step: a handler's stack */
 
   if (fl->f.fs.f_type != FA_TMPFS)
     return madvise (p, n, MADV_POPULATE_WRITE);
