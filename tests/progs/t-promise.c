@@ -50,6 +50,9 @@
      larger than the free space (ENOSPC or EFBIG) and one through O_WRONLY
      over a hole inside (a thread and a descriptor of the library's own):
      no crash;
+   - nofile 0: RLIMIT_NOFILE 0, past the end of file through O_RDWR|
+     O_APPEND (a descriptor of the library's own needed): EBADF, as
+     documented, the size kept;
    - writeback failing: the same model, holes in two 64 MiB windows, the
      second msync failing with ENOSPC (as writeback does on a full
      filesystem): ENOSPC, or 0 with no hole left;
@@ -1078,6 +1081,28 @@ on_small_stack (int fd, int64_t off, int64_t len)
 }
 
 static void
+nofile0 (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "nofile0", path, sizeof path);
+  int a = open (path, O_RDWR | O_APPEND);
+  struct rlimit old, zero;
+
+  getrlimit (RLIMIT_NOFILE, &old);
+  zero = old;
+  zero.rlim_cur = 0;
+  setrlimit (RLIMIT_NOFILE, &zero);
+  int e = posix_fallocate64 (a, 0, MiB);
+  setrlimit (RLIMIT_NOFILE, &old);
+  t_ok (e == (own_expect ? own_expect : EBADF) && t_size (fd) == 0,
+	"nofile 0: RLIMIT_NOFILE 0, through O_RDWR|O_APPEND past the end: "
+	"EBADF, size kept (posix_fallocate %d)", e);
+  close (a);
+  close (fd);
+  unlink (path);
+}
+
+static void
 small_stack (void)
 {
   char path[4096];
@@ -1487,6 +1512,7 @@ main (int argc, char **argv)
   append_fsize ();
   writeback ();
   small_stack ();
+  nofile0 ();
   crossed ();
   clone_case ();
   turns ();
