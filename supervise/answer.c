@@ -8,8 +8,9 @@
    the fallback, for other modes under --emulate the emulation), traces
    it, closes its copy and replies.  Closing the copy drops none of the
    caller's POSIX record locks: they belong to the caller's descriptor
-   table, not to ours.  A call it cannot take (no ptrace access) is left
-   to the kernel.  */
+   table, not to ours.  A call whose descriptor it cannot take for any
+   reason but EBADF (no ptrace access, no descriptor left in this
+   process) is left to the kernel.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -87,7 +88,7 @@ void
 sv_answer (const struct seccomp_notif *req)
 {
   struct seccomp_notif_resp resp;
-  int fd = -1, mode = 0, err, copy = -1, known;
+  int fd = -1, mode = 0, err, copy = -1, known, taken = 1;
   int64_t off = 0, len = 0;
   const char *how = "";
 
@@ -100,15 +101,20 @@ sv_answer (const struct seccomp_notif *req)
     err = __fa_answer (&__fa_policy, copy, mode, off, len, &how);
   else if (err < 0)
     return;
+  else
+    taken = err == EBADF;	/* the kernel's answer too: ours, traced */
   if (copy >= 0)
     close (copy);
   memset (&resp, 0, sizeof resp);
   resp.id = req->id;
-  /* No ptrace access to the caller (not dumpable, another user, and we
-     without CAP_SYS_PTRACE): we cannot act for it, so the kernel makes
-     the call as if we were not there (Linux 5.5), rather than we answer
-     with an error it would not give.  Its answer is not ours to trace.  */
-  if (known && err == EPERM && copy < 0)
+  /* The caller's descriptor not taken: no ptrace access to the caller
+     (not dumpable, another user, and we without CAP_SYS_PTRACE), or no
+     descriptor left in this process (EMFILE, ENFILE).  We cannot act
+     for it, so the kernel makes the call as if we were not there (Linux
+     5.5), rather than we answer with an error it would not give.  Its
+     answer is not ours to trace.  An error of the policy (--errno=EPERM)
+     is ours.  */
+  if (!taken)
     {
       resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
       sv_pool_replying ();
