@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -31,6 +32,7 @@
 #include "supervise.h"
 
 int listener;
+struct rlimit sv_nofile;
 
 /* What the kernel refused, for a user.  */
 static void
@@ -108,6 +110,16 @@ main (int argc, char **argv)
       fprintf (stderr, "fallocate-shim: %s: %s\n", argv[1], strerror (errno));
       return errno == ENOENT ? 127 : CANNOT;
     }
+  /* Each call in flight holds a pidfd and a copy of the caller's
+     descriptor here: as many descriptors as the hard limit allows, so
+     that no call fails for want of one (COMMAND gets the limit it was
+     given back, sv_run).  */
+  getrlimit (RLIMIT_NOFILE, &sv_nofile);
+  {
+    struct rlimit raised = { sv_nofile.rlim_max, sv_nofile.rlim_max };
+
+    setrlimit (RLIMIT_NOFILE, &raised);
+  }
   /* An outer seccomp filter that answers fallocate with an errno wins
      over our user notification: say so.  Every kernel with fallocate
      answers a bad descriptor with EBADF.  */
@@ -175,6 +187,9 @@ main (int argc, char **argv)
   if (probe < 0)
     {
       cannot (err == EPERM ? "pidfd_getfd on COMMAND (ptrace access)"
+	      : err == EMFILE || err == ENFILE
+	      ? "two descriptors for each call (the hard RLIMIT_NOFILE, "
+	      "ulimit -Hn)"
 	      : "pidfd_open and pidfd_getfd (Linux 5.6 or later)", err);
       give_up (pid);
     }

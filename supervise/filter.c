@@ -145,6 +145,7 @@ sv_run (int sock, char **argv, const sigset_t *mask,
   unsetenv ("FALLOCATE_SHIM_POLICY");
   unsetenv ("FALLOCATE_SHIM_TRACE");
   setenv (SUPERVISED, "1", 1);
+  setrlimit (RLIMIT_NOFILE, &sv_nofile);
   execvp (argv[0], argv);
   err = errno;
   fprintf (stderr, "fallocate-shim: %s: %s\n", argv[0], strerror (err));

@@ -12,6 +12,7 @@
 #define SUPERVISE_H
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <linux/seccomp.h>
 
@@ -40,6 +41,9 @@
 
 /* The seccomp listener (fallocate-supervise.c).  */
 extern int listener;
+/* RLIMIT_NOFILE as we were given it, COMMAND's (fallocate-supervise.c,
+   which raises ours).  */
+extern struct rlimit sv_nofile;
 
 /* filter.c */
 _Noreturn void sv_run (int sock, char **argv, const sigset_t *mask,

@@ -50,6 +50,12 @@
    t-sv modes FILE                 a call in each mode of a list (valid or
                                    not), with bad arguments too: "mode M
                                    off O len L result ERR" each
+   t-sv many DIR N LEN             N threads, each with a file of its own
+                                   in DIR (created), make raw mode 0 over
+                                   [0, LEN) at once: "results E1 ... EN"
+                                   (0 or the errno, in thread order),
+                                   then "nofile SOFT HARD", our own
+                                   RLIMIT_NOFILE
    t-sv signals READY              count SIGTERMs: create READY, wait up
                                    to 30 s for one, then 2 s more, and
                                    print "signals N"
@@ -65,6 +71,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -614,6 +621,59 @@ count_signals (const char *ready)
   return 0;
 }
 
+static pthread_barrier_t many_start;
+static long many_len;
+
+struct many_call
+{
+  int fd, err;
+  pthread_t t;
+};
+
+static void *
+many_caller (void *arg)
+{
+  struct many_call *c = arg;
+
+  pthread_barrier_wait (&many_start);
+  c->err = raw (c->fd, 0, 0, many_len);
+  return NULL;
+}
+
+static int
+many (const char *dir, int n, long len)
+{
+  struct many_call c[64];
+  struct rlimit nofile;
+  char path[4096];
+
+  if (n < 1 || n > 64)
+    return 2;
+  many_len = len;
+  pthread_barrier_init (&many_start, NULL, (unsigned) n);
+  for (int i = 0; i < n; i++)
+    {
+      snprintf (path, sizeof path, "%s/many%d", dir, i);
+      c[i].fd = open (path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+      if (c[i].fd < 0)
+	{
+	  perror (path);
+	  return 2;
+	}
+    }
+  for (int i = 0; i < n; i++)
+    pthread_create (&c[i].t, NULL, many_caller, &c[i]);
+  printf ("results");
+  for (int i = 0; i < n; i++)
+    {
+      pthread_join (c[i].t, NULL);
+      printf (" %d", c[i].err);
+    }
+  getrlimit (RLIMIT_NOFILE, &nofile);
+  printf ("\nnofile %ld %ld\n", (long) nofile.rlim_cur, (long) nofile.rlim_max);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -698,6 +758,8 @@ main (int argc, char **argv)
     return threads (argv[2], atoi (argv[3]), atoi (argv[4]));
   if (argc == 3 && strcmp (argv[1], "modes") == 0)
     return modes (argv[2]);
+  if (argc == 5 && strcmp (argv[1], "many") == 0)
+    return many (argv[2], atoi (argv[3]), atol (argv[4]));
   if (argc == 3 && strcmp (argv[1], "signals") == 0)
     return count_signals (argv[2]);
   if (argc == 4 && strcmp (argv[1], "killed") == 0)
