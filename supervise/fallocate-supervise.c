@@ -17,7 +17,6 @@
    of COMMAND with ENOSYS.  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,11 +83,9 @@ errname (int e)
 int
 main (int argc, char **argv)
 {
-  int sv[2], err, probe, status, own;
+  int sv[2], err, probe, pidfd, status, own;
   struct sigaction ign, xfsz, pipe;
   sigset_t mask;
-  siginfo_t info;
-  struct pollfd p;
   long r;
   pid_t pid;
 
@@ -160,7 +157,10 @@ main (int argc, char **argv)
     }
   close (sv[1]);
   if (own)
-    setpgid (pid, pid);		/* as the child does: whichever runs first */
+    {
+      setpgid (pid, pid);	/* as the child does: whichever runs first */
+      sv_anchor (pid);
+    }
   listener = sv_receive (sv[0], &err);
   if (listener < 0)
     {
@@ -172,18 +172,11 @@ main (int argc, char **argv)
      refuse, and the calls are answered all the same).  */
   ioctl (listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 	 SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
-  /* pidfd_getfd (Linux 5.6 or later), tried on the child's socket.  */
-  probe = (int) syscall (SYS_pidfd_open, pid, 0);
-  if (probe >= 0)
-    {
-      int fd = (int) syscall (SYS_pidfd_getfd, probe, sv[1], 0);
-
-      err = errno;
-      close (probe);
-      probe = fd;
-    }
-  else
-    err = errno;
+  /* pidfd_getfd (Linux 5.6 or later), tried on the child's socket.
+     The child's pidfd tells sv_wait when COMMAND exits.  */
+  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  probe = pidfd < 0 ? -1 : (int) syscall (SYS_pidfd_getfd, pidfd, sv[1], 0);
+  err = errno;
   if (probe < 0)
     {
       cannot (err == EPERM ? "pidfd_getfd on COMMAND (ptrace access)"
@@ -208,27 +201,9 @@ main (int argc, char **argv)
     }
   close (sv[0]);
 
-  /* COMMAND's end: known before the child is reaped, so that a signal
-     is never forwarded to a reused process id.  */
-  while (waitid (P_PID, (id_t) pid, &info, WEXITED | WNOWAIT) < 0)
-    if (errno != EINTR)
-      {
-	perror (ME ": waitid");
-	exit (CANNOT);
-      }
-  sv_command_exited ();
-  while (waitpid (pid, &status, 0) < 0)
-    if (errno != EINTR)
-      {
-	perror (ME ": waitpid");
-	exit (CANNOT);
-      }
-  /* The processes COMMAND left behind: until none is left under the
-     filter, the listener stays up for them.  */
-  p.fd = listener;
-  p.events = 0;
-  while (poll (&p, 1, -1) < 0 || !(p.revents & (POLLHUP | POLLERR)))
-    ;
+  /* COMMAND's end, and that of the processes it left behind: until
+     none is left under the filter, the listener stays up for them.  */
+  status = sv_wait (pid, pidfd);
   sv_pool_quiet ();
   sv_finish (status);
 }

@@ -2,11 +2,16 @@
    signals passed on to it, and COMMAND's end as this process's own.
    The pool's threads block every signal: they are the main thread's.  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "supervise.h"
@@ -16,6 +21,10 @@
 static volatile pid_t target;
 /* Whether COMMAND has a process group of its own (sv_own_group).  */
 static int own;
+/* A process of ours in COMMAND's group (sv_anchor), and its pidfd; 0
+   and -1 once reaped, or if there is none.  */
+static pid_t anchor;
+static int anchor_fd = -1;
 
 /* Signals passed on to COMMAND.  */
 static const int forwarded[] = {
@@ -41,14 +50,65 @@ sv_own_group (void)
   return !fg;
 }
 
+/* A process of ours that joins COMMAND's process group GROUP and
+   stays there, doing nothing, until we go: a process group's id is not
+   reused while the group has a member (a zombie one too), so while it
+   is unreaped, -GROUP is COMMAND's group, whoever else has left it
+   (sv_wait).  It ignores every signal it can, so that one sent to the
+   group leaves it there.  Without it (fork, pidfd_open failed, or it
+   was killed), signals go to the group only while COMMAND is there,
+   unreaped: the group's id is COMMAND's process id.  */
+void
+sv_anchor (pid_t group)
+{
+  pid_t parent = getpid (), a = fork ();
+
+  if (a == 0)
+    {
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid () != parent)
+	_exit (0);
+      for (int s = 1; s < NSIG; s++)
+	signal (s, SIG_IGN);
+      setpgid (0, group);
+      /* Nobody's pipe held open, nor the socket that tells the child
+	 we are gone.  */
+#ifdef SYS_close_range
+      if (syscall (SYS_close_range, 0U, ~0U, 0) < 0)
+#endif
+	for (int fd = 0; fd < 3; fd++)
+	  close (fd);
+      for (;;)
+	pause ();
+    }
+  if (a < 0)
+    return;
+  setpgid (a, group);		/* as the anchor does: whichever runs first */
+  anchor_fd = (int) syscall (SYS_pidfd_open, a, 0);
+  if (anchor_fd < 0 || getpgid (a) != group)
+    {
+      kill (a, SIGKILL);
+      while (waitpid (a, NULL, 0) < 0 && errno == EINTR)
+	;
+      if (anchor_fd >= 0)
+	close (anchor_fd);
+      anchor_fd = -1;
+      return;
+    }
+  anchor = a;
+}
+
 /* In our group COMMAND gets the terminal's signals itself; sent with
-   kill to us alone, they are passed on.  */
+   kill to us alone, they are passed on.  TARGET read once: sv_wait may
+   clear it meanwhile.  */
 static void
 forward (int sig, siginfo_t *si, void *uc)
 {
+  pid_t t = target;
+
   (void) uc;
-  if (target != 0 && (own || si->si_code != SI_KERNEL))
-    kill (target, sig);
+  if (t != 0 && (own || si->si_code != SI_KERNEL))
+    kill (t, sig);
 }
 
 /* Signals passed on to COMMAND, process PID, in its own process group
@@ -69,16 +129,51 @@ sv_forward (pid_t pid, int group)
     }
 }
 
-/* COMMAND has exited, not yet reaped: in our group, signals go nowhere
-   from now on (its process id may be reused once reaped); in its own,
-   they go on to what is left of its group.  Its group's id stays valid
-   while anything is left in the group (to go astray once it is empty,
-   the process ids would have to wrap around meanwhile).  */
-void
-sv_command_exited (void)
+/* Until COMMAND, process PID (PIDFD), has exited and no process under
+   the filter is left (the listener hangs up): COMMAND's status.  Each
+   end is known before the process is reaped, so that a signal is never
+   forwarded to a reused id: COMMAND's, in our group; the anchor's, in
+   its own.  */
+int
+sv_wait (pid_t pid, int pidfd)
 {
-  if (!own)
-    target = 0;
+  struct pollfd p[3] = { { pidfd, POLLIN, 0 }, { anchor_fd, POLLIN, 0 },
+			 { listener, 0, 0 } };
+  int status = 0, exited = 0;
+
+  for (;;)
+    {
+      /* The anchor gone: COMMAND's group is known to be there only
+	 while COMMAND is.  */
+      if (p[1].revents & POLLIN)
+	{
+	  if (exited)
+	    target = 0;
+	  while (waitpid (anchor, NULL, 0) < 0 && errno == EINTR)
+	    ;
+	  p[1].fd = -1;
+	}
+      if (p[0].revents & POLLIN)
+	{
+	  /* In our group, or in its own without the anchor, signals go
+	     nowhere from now on.  */
+	  if (!own || p[1].fd < 0)
+	    target = 0;
+	  while (waitpid (pid, &status, 0) < 0)
+	    if (errno != EINTR)
+	      {
+		perror (ME ": waitpid");
+		exit (CANNOT);
+	      }
+	  p[0].fd = -1;
+	  exited = 1;
+	}
+      if (exited && (p[2].revents & (POLLHUP | POLLERR)))
+	return status;
+      for (int i = 0; i < 3; i++)
+	p[i].revents = 0;
+      poll (p, 3, -1);
+    }
 }
 
 /* COMMAND's end, as this process's own.  */

@@ -63,8 +63,9 @@ void sv_pool_replying (void);
 
 /* signals.c */
 int sv_own_group (void);
+void sv_anchor (pid_t group);
 void sv_forward (pid_t pid, int group);
-void sv_command_exited (void);
+int sv_wait (pid_t pid, int pidfd);
 _Noreturn void sv_finish (int status);
 
 #endif

@@ -56,9 +56,9 @@
                                    (0 or the errno, in thread order),
                                    then "nofile SOFT HARD", our own
                                    RLIMIT_NOFILE
-   t-sv signals READY              count SIGTERMs: create READY, wait up
-                                   to 30 s for one, then 2 s more, and
-                                   print "signals N"
+   t-sv signals READY [SECONDS]    count SIGTERMs: create READY, wait up
+                                   to SECONDS (30) for one, then 2 s more,
+                                   and print "pid PID" and "signals N"
 
    Each call also prints "pid PID", for the trace.  */
 #define _GNU_SOURCE
@@ -597,7 +597,7 @@ count (int sig)
 }
 
 static int
-count_signals (const char *ready)
+count_signals (const char *ready, int seconds)
 {
   struct sigaction sa;
   struct timespec ms10 = { 0, 10 * 1000 * 1000 };
@@ -613,11 +613,11 @@ count_signals (const char *ready)
       return 2;
     }
   close (fd);
-  for (i = 0; i < 3000 && signals == 0; i++)
+  for (i = 0; i < seconds * 100 && signals == 0; i++)
     nanosleep (&ms10, NULL);
   for (i = 0; i < 200; i++)
     nanosleep (&ms10, NULL);
-  printf ("signals %d\n", (int) signals);
+  printf ("pid %ld\nsignals %d\n", (long) getpid (), (int) signals);
   return 0;
 }
 
@@ -760,8 +760,8 @@ main (int argc, char **argv)
     return modes (argv[2]);
   if (argc == 5 && strcmp (argv[1], "many") == 0)
     return many (argv[2], atoi (argv[3]), atol (argv[4]));
-  if (argc == 3 && strcmp (argv[1], "signals") == 0)
-    return count_signals (argv[2]);
+  if ((argc == 3 || argc == 4) && strcmp (argv[1], "signals") == 0)
+    return count_signals (argv[2], argc == 4 ? atoi (argv[3]) : 30);
   if (argc == 4 && strcmp (argv[1], "killed") == 0)
     return killed (argv[2], atol (argv[3]));
   fprintf (stderr, "usage: see tests/progs/t-sv.c\n");
