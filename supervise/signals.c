@@ -1,6 +1,7 @@
 /* fallocate-supervise and signals: COMMAND's process group, the
-   signals passed on to it, and COMMAND's end as this process's own.
-   The pool's threads block every signal: they are the main thread's.  */
+   signals passed on to it, its stops and continues under job control,
+   and COMMAND's end as this process's own.  The pool's threads block
+   every signal: they are the main thread's.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -21,10 +22,14 @@
 static volatile pid_t target;
 /* Whether COMMAND has a process group of its own (sv_own_group).  */
 static int own;
+/* Our controlling terminal, or -1.  */
+static int tty = -1;
 /* A process of ours in COMMAND's group (sv_anchor), and its pidfd; 0
    and -1 once reaped, or if there is none.  */
 static pid_t anchor;
 static int anchor_fd = -1;
+/* SIGCONT came (sv_wait).  */
+static volatile sig_atomic_t continued;
 
 /* Signals passed on to COMMAND.  */
 static const int forwarded[] = {
@@ -41,12 +46,17 @@ static const int forwarded[] = {
 int
 sv_own_group (void)
 {
-  int fd = open ("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC), fg;
+  int fg;
 
-  if (fd < 0)
+  tty = open ("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+  if (tty < 0)
     return 1;
-  fg = tcgetpgrp (fd) == getpgrp ();
-  close (fd);
+  fg = tcgetpgrp (tty) == getpgrp ();
+  if (fg)
+    {
+      close (tty);
+      tty = -1;
+    }
   return !fg;
 }
 
@@ -111,38 +121,91 @@ forward (int sig, siginfo_t *si, void *uc)
     kill (t, sig);
 }
 
+static void
+wake (int sig)
+{
+  if (sig == SIGCONT)
+    continued = 1;
+}
+
 /* Signals passed on to COMMAND, process PID, in its own process group
-   if GROUP.  */
+   if GROUP.  SIGCHLD and SIGCONT wake sv_wait, and only it.  */
 void
 sv_forward (pid_t pid, int group)
 {
+  struct sigaction sa;
+  sigset_t s;
+
   own = group;
   target = own ? -pid : pid;
   for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
     {
-      struct sigaction sa;
-
       memset (&sa, 0, sizeof sa);
       sa.sa_sigaction = forward;
       sa.sa_flags = SA_SIGINFO | SA_RESTART;
       sigaction (forwarded[i], &sa, NULL);
     }
+  sigemptyset (&s);
+  sigaddset (&s, SIGCHLD);
+  sigaddset (&s, SIGCONT);
+  sigprocmask (SIG_BLOCK, &s, NULL);
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = wake;
+  sigaction (SIGCHLD, &sa, NULL);
+  sigaction (SIGCONT, &sa, NULL);
+}
+
+/* Job control, where COMMAND has its own group: the shell stops and
+   continues our group, and gives the terminal to it; COMMAND's follows.
+   COMMAND stopped by the terminal (SIGTSTP, or SIGTTIN, SIGTTOU in the
+   background): we stop too, with the same signal, so that the shell
+   sees the job stop.  Continued: so is COMMAND's group, and if the
+   terminal is now ours (fg), it is handed on to COMMAND's group.  */
+static void
+job (pid_t pid)
+{
+  siginfo_t si;
+  pid_t t;
+
+  if (!own)
+    return;
+  memset (&si, 0, sizeof si);
+  if (waitid (P_PID, (id_t) pid, &si, WSTOPPED | WNOHANG) == 0
+      && si.si_pid == pid && (si.si_status == SIGTSTP
+			      || si.si_status == SIGTTIN
+			      || si.si_status == SIGTTOU))
+    raise (si.si_status);
+  if (continued)
+    {
+      continued = 0;
+      t = target;
+      if (t == 0)
+	return;
+      if (tty >= 0 && tcgetpgrp (tty) == getpgrp ())
+	tcsetpgrp (tty, -t);
+      kill (t, SIGCONT);
+    }
 }
 
 /* Until COMMAND, process PID (PIDFD), has exited and no process under
-   the filter is left (the listener hangs up): COMMAND's status.  Each
-   end is known before the process is reaped, so that a signal is never
-   forwarded to a reused id: COMMAND's, in our group; the anchor's, in
-   its own.  */
+   the filter is left (the listener hangs up); meanwhile, job control.
+   COMMAND's status.  Each end is known before the process is reaped, so
+   that a signal is never forwarded to a reused id: COMMAND's, in our
+   group; the anchor's, in its own.  */
 int
 sv_wait (pid_t pid, int pidfd)
 {
   struct pollfd p[3] = { { pidfd, POLLIN, 0 }, { anchor_fd, POLLIN, 0 },
 			 { listener, 0, 0 } };
   int status = 0, exited = 0;
+  sigset_t during;
 
+  sigprocmask (SIG_SETMASK, NULL, &during);
+  sigdelset (&during, SIGCHLD);
+  sigdelset (&during, SIGCONT);
   for (;;)
     {
+      job (pid);
       /* The anchor gone: COMMAND's group is known to be there only
 	 while COMMAND is.  */
       if (p[1].revents & POLLIN)
@@ -172,7 +235,7 @@ sv_wait (pid_t pid, int pidfd)
 	return status;
       for (int i = 0; i < 3; i++)
 	p[i].revents = 0;
-      poll (p, 3, -1);
+      ppoll (p, 3, NULL, &during);
     }
 }
 

@@ -7,7 +7,7 @@
                             rule: when a thread starts, when a call waits)
      answer.c               one call answered
      signals.c              COMMAND's process group, signals passed on,
-                            COMMAND's end as ours  */
+                            job control, COMMAND's end as ours  */
 #ifndef SUPERVISE_H
 #define SUPERVISE_H
 
