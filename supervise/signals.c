@@ -249,7 +249,9 @@ sv_finish (int status)
       struct rlimit none = { 0, 0 };
       sigset_t s;
 
-      /* The signal again, without a core of ours.  */
+      /* The signal again, without a core of ours: it would overwrite
+	 COMMAND's (by default both are "core" in the same directory).
+	 So our status says "killed by SIG", never "core dumped".  */
       setrlimit (RLIMIT_CORE, &none);
       signal (sig, SIG_DFL);
       sigemptyset (&s);

@@ -56,6 +56,8 @@
                                    (0 or the errno, in thread order),
                                    then "nofile SOFT HARD", our own
                                    RLIMIT_NOFILE
+   t-sv status CMD [ARGS...]       run CMD, print its wait status: "exit N"
+                                   or "signal N core 0|1"
    t-sv signals READY [SECONDS]    count SIGTERMs: create READY, wait up
                                    to SECONDS (30) for one, then 2 s more,
                                    and print "pid PID" and "signals N"
@@ -674,6 +676,26 @@ many (const char *dir, int n, long len)
   return 0;
 }
 
+static int
+status (char **argv)
+{
+  int st;
+  pid_t pid = fork ();
+
+  if (pid == 0)
+    {
+      execvp (argv[0], argv);
+      _exit (127);
+    }
+  if (pid < 0 || waitpid (pid, &st, 0) != pid)
+    return 2;
+  if (WIFSIGNALED (st))
+    printf ("signal %d core %d\n", WTERMSIG (st), WCOREDUMP (st) ? 1 : 0);
+  else
+    printf ("exit %d\n", WEXITSTATUS (st));
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -758,6 +780,8 @@ main (int argc, char **argv)
     return threads (argv[2], atoi (argv[3]), atoi (argv[4]));
   if (argc == 3 && strcmp (argv[1], "modes") == 0)
     return modes (argv[2]);
+  if (argc >= 3 && strcmp (argv[1], "status") == 0)
+    return status (argv + 2);
   if (argc == 5 && strcmp (argv[1], "many") == 0)
     return many (argv[2], atoi (argv[3]), atol (argv[4]));
   if ((argc == 3 || argc == 4) && strcmp (argv[1], "signals") == 0)
