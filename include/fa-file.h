@@ -32,7 +32,7 @@ struct fa_file
   int own;			/* in __fa_own's thread, fd its own */
   int fiemap;			/* FIEMAP answers on the file; -1 not asked */
   unsigned gen;			/* calls finished before the check */
-  int locked, cancel;		/* by __fa_lock */
+  int locked;			/* by __fa_lock */
   struct fa_extents fm;		/* the last FIEMAP reply, which describes */
   int64_t fm_from, fm_to;	/* [fm_from, fm_to) */
   int seals;			/* F_GET_SEALS of a memfd, else 0 */
@@ -53,7 +53,7 @@ FA_HIDDEN int __fa_remote (unsigned long type);
 FA_HIDDEN int __fa_busy (const struct fa_file *f, int err);
 /* Nonzero if F is sealed against every write (F_SEAL_WRITE).  */
 FA_HIDDEN int __fa_unwritable (const struct fa_file *f);
-/* Calls on the same file take turns; cancellation is off meanwhile.  */
+/* Calls on the same file take turns.  */
 FA_HIDDEN void __fa_lock (struct fa_file *f);
 FA_HIDDEN void __fa_unlock (struct fa_file *f);
 /* Nonzero if calls of ours may have changed the file since F's check.  */

@@ -20,6 +20,7 @@
    and setgid programs.  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,12 +101,15 @@ load (void)
   __fa_passthrough = __fa_policy.action == FA_PASS && tr->path[0] == '\0';
 }
 
+/* As __fa_posix, not a cancellation point.  */
 long
 __fa_fallocate (int fd, int mode, int64_t off, int64_t len)
 {
   long ret;
   const char *how = "";
+  int cancel;
 
+  pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &cancel);
   if (__fa_policy.action == FA_NOOP)
     ret = 0, how = "noop";
   else if (__fa_policy.action == FA_INJECT)
@@ -129,5 +133,6 @@ __fa_fallocate (int fd, int mode, int64_t off, int64_t len)
   if (__fa_policy.trace.path[0])
     __fa_trace (&__fa_policy.trace, getpid (), "fallocate", 0, fd, mode, off,
 		len, (int) -ret, how);
+  pthread_setcancelstate (cancel, &cancel);
   return ret;
 }

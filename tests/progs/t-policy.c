@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -177,12 +178,50 @@ locked_append (void)
   unlink (path);
 }
 
+/* A thread whose cancellation is pending (deferred) calls fallocate
+   PUNCH_HOLE|KEEP_SIZE, emulated where refused: the call returns, as
+   the kernel's, which is no cancellation point.  */
+static int cancel_fd, cancel_ret = -2;
+static volatile int cancel_reached;
+
+static void *
+cancel_thread (void *arg)
+{
+  (void) arg;
+  pthread_cancel (pthread_self ());
+  cancel_ret = fallocate (cancel_fd, FALLOC_FL_PUNCH_HOLE
+			  | FALLOC_FL_KEEP_SIZE, 0, 4096);
+  cancel_reached = 1;
+  pthread_testcancel ();
+  return NULL;
+}
+
+static void
+cancel (void)
+{
+  char path[4096];
+  pthread_t t;
+  void *ret = NULL;
+
+  cancel_fd = t_create (dir, "cancel", path, sizeof path);
+  ftruncate (cancel_fd, SIZE);
+  pthread_create (&t, NULL, cancel_thread, NULL);
+  pthread_join (t, &ret);
+  t_ok (ret == PTHREAD_CANCELED && cancel_reached,
+	"emulate: a pending cancellation not acted on in fallocate (%s, "
+	"fallocate %d)", cancel_reached ? "returned" : "cancelled inside",
+	cancel_ret);
+  close (cancel_fd);
+  unlink (path);
+}
+
 static void
 emulate (void)
 {
   char path[4096];
   int fd;
 
+  cancel ();
   /* Across data A's end, the hole and data B's start.  */
   zeroing ("ZERO_RANGE", FALLOC_FL_ZERO_RANGE, 60 * K, 72 * K, SIZE,
 	   60 * K, 132 * K, 0);

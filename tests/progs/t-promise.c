@@ -53,6 +53,11 @@
    - nofile 0: RLIMIT_NOFILE 0, past the end of file through O_RDWR|
      O_APPEND (a descriptor of the library's own needed): EBADF, as
      documented, the size kept;
+   - cancel: a thread whose cancellation is pending (deferred) calls
+     posix_fallocate on an overflow (EFBIG, after the empty write of the
+     swap probe) and through O_WRONLY over a hole (a thread of the
+     library's own, joined): both return, as from the kernel, which has
+     no cancellation point there;
    - writeback failing: the same model, holes in two 64 MiB windows, the
      second msync failing with ENOSPC (as writeback does on a full
      filesystem): ENOSPC, or 0 with no hole left;
@@ -1080,6 +1085,45 @@ on_small_stack (int fd, int64_t off, int64_t len)
   return st;
 }
 
+static int cancel_fd[2];
+static volatile int cancel_reached, cancel_ret[2];
+
+static void *
+cancel_thread (void *arg)
+{
+  (void) arg;
+  pthread_cancel (pthread_self ());
+  cancel_ret[0] = posix_fallocate64 (cancel_fd[0], INT64_MAX, 1);
+  cancel_ret[1] = posix_fallocate64 (cancel_fd[1], 0, 2 * MiB);
+  cancel_reached = 1;
+  pthread_testcancel ();
+  return NULL;
+}
+
+static void
+cancel (void)
+{
+  char path[4096];
+  pthread_t t;
+  void *ret = NULL;
+
+  cancel_fd[0] = t_create (dir, "cancel", path, sizeof path);
+  ftruncate (cancel_fd[0], 2 * MiB);
+  cancel_fd[1] = open (path, O_WRONLY);
+  pthread_create (&t, NULL, cancel_thread, NULL);
+  pthread_join (t, &ret);
+  t_ok (ret == PTHREAD_CANCELED && cancel_reached && cancel_ret[0] == EFBIG
+	&& cancel_ret[1] == own_expect
+	&& (own_expect || t_nohole (cancel_fd[0], 0, 2 * MiB)),
+	"cancel: pending cancellation: no call of ours acts on it (%s; "
+	"posix_fallocate %d and %d)",
+	cancel_reached ? "both returned" : "cancelled inside",
+	cancel_ret[0], cancel_ret[1]);
+  close (cancel_fd[0]);
+  close (cancel_fd[1]);
+  unlink (path);
+}
+
 static void
 nofile0 (void)
 {
@@ -1513,6 +1557,7 @@ main (int argc, char **argv)
   writeback ();
   small_stack ();
   nofile0 ();
+  cancel ();
   crossed ();
   clone_case ();
   turns ();

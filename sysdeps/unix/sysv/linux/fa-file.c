@@ -323,9 +323,6 @@ __fa_unwritable (const struct fa_file *f)
    each see the other's zeros as someone else's and the file could end
    up longer than either asked.  They take turns, per file: a lock per
    stripe of inode numbers, so that calls on other files rarely wait.
-   Cancellation is off meanwhile (pwrite is a cancellation point, and a
-   thread cancelled holding the lock would block the others), as
-   fallocate is not a cancellation point here.
 
    A call from a signal handler that interrupted a call of ours in the
    same thread goes on without the lock rather than wait for itself.  So
@@ -390,7 +387,6 @@ __fa_lock (struct fa_file *f)
   int i = (int) (f->st.st_ino % STRIPES);
   int self = tid ? tid : (tid = (int) syscall (SYS_gettid)), held = 0;
 
-  pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &f->cancel);
   f->locked = 0;
   while (!__atomic_compare_exchange_n (&stripe[i].owner, &held, self, 0,
 				       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
@@ -427,7 +423,7 @@ __fa_stale (const struct fa_file *f)
 void
 __fa_unlock (struct fa_file *f)
 {
-  int i = (int) (f->st.st_ino % STRIPES), ignored;
+  int i = (int) (f->st.st_ino % STRIPES);
 
   __atomic_add_fetch (&generation, 1, __ATOMIC_RELEASE);
   if (f->locked)
@@ -438,7 +434,6 @@ __fa_unlock (struct fa_file *f)
 	syscall (SYS_futex, &stripe[i].owner, FUTEX_WAKE_PRIVATE, 1,
 		 NULL, NULL, 0);
     }
-  pthread_setcancelstate (f->cancel, &ignored);
 }
 
 /* The caller's O_SYNC or O_DSYNC asks that what we allocated be on disk
