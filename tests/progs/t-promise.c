@@ -24,7 +24,8 @@
      data kept;
    - mode 0400: a file whose mode changed to 0400 since the caller opened it
      O_WRONLY, with a hole inside: allocated all the same; through
-     O_RDWR|O_DIRECT past its end: EBADF, as documented;
+     O_RDWR|O_DIRECT past its end, or O_WRONLY|O_APPEND over a hole inside:
+     EBADF, as documented;
    - lease: a write lease and a call that needs a descriptor of its own:
      EBADF at once, the lease kept;
    - allocated: a range of data ending in zero bytes, rewritten by a
@@ -496,6 +497,7 @@ mode_child (void)
   t_put (fd, 0, 64 << 10, 9);
   t_put (fd, MiB, 64 << 10, 10);
   int w = open (path, O_WRONLY), d = open (path, O_RDWR | O_DIRECT);
+  int a = open (path, O_WRONLY | O_APPEND);
   /* ntfs-3g, mounted without the permissions option, keeps 0777.  */
   if (fchmod (fd, 0400) < 0 || fstat (fd, &st) < 0
       || (st.st_mode & 0777) != 0400)
@@ -503,6 +505,15 @@ mode_child (void)
       unlink (path);
       return 4;
     }
+  /* A copy of an O_APPEND descriptor writes only at the end, and cannot
+     read to look for holes: EBADF, as documented (first: the O_WRONLY
+     call below fills the hole).  */
+  int64_t size0 = t_size (fd);
+  int ea = posix_fallocate64 (a, 0, 2 * MiB);
+  t_ok (ea == EBADF && t_size (fd) == size0 && t_same (fd, 0, 64 << 10, 9)
+	&& t_same (fd, MiB, 64 << 10, 10), "mode 0400, O_WRONLY|O_APPEND "
+	"over a hole inside: EBADF, file kept (posix_fallocate %d)", ea);
+  close (a);
   int e = posix_fallocate64 (w, 0, 2 * MiB);
   /* A copy of an O_DIRECT descriptor could write only aligned blocks:
      EBADF, as documented.  */

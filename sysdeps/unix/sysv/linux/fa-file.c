@@ -664,7 +664,7 @@ struct own
   struct fa_file *f;
   int (*fn) (void *);
   void *arg;
-  pid_t tid;			/* the caller's thread */
+  char thread[48];		/* the caller's thread under /proc */
   int xfsz;			/* a write of ours raised SIGXFSZ */
 };
 
@@ -753,14 +753,13 @@ own (void *arg)
 			       O_RDONLY };
   struct stat64 st;
   sigset_t pending;
-  char path[64];
+  char path[96];
   int err, nfd = -1, wfd = -1;
 
   if (leased (f))
     return EBADF;
   f->own = 1;
-  snprintf (path, sizeof path, "/proc/self/task/%d/fd/%d", (int) o->tid,
-	    f->fd);
+  snprintf (path, sizeof path, "/proc/%s/fd/%d", o->thread, f->fd);
   for (int i = 0; nfd < 0 && i < 4; i++)
     nfd = open (path, tries[i] | O_CLOEXEC | O_NOCTTY | O_LARGEFILE);
   /* Something else mounted on /proc would give another file.  */
@@ -872,12 +871,22 @@ __fa_aside (int (*fn) (void *), void *arg)
 int
 __fa_own (struct fa_file *f, int (*fn) (void *), void *arg)
 {
-  struct own o = { f, fn, arg, (pid_t) syscall (SYS_gettid), 0 };
+  struct own o = { f, fn, arg, "", 0 };
+  ssize_t n;
   int err;
 
   /* Already in ours: another would open the same.  */
   if (f->own)
     return fn (arg);
+  /* The caller's thread as /proc names it: in a pid namespace whose
+     /proc is its parent's, "TGID/task/TID" with the parent's numbers,
+     not gettid's.  */
+  n = readlink ("/proc/thread-self", o.thread, sizeof o.thread - 1);
+  if (n > 0)
+    o.thread[n] = '\0';
+  else
+    snprintf (o.thread, sizeof o.thread, "self/task/%ld",
+	      (long) syscall (SYS_gettid));
   err = __fa_aside (own, &o);
   if (o.xfsz)
     raise (SIGXFSZ);
