@@ -78,6 +78,8 @@ FA_HIDDEN int __fa_in_hole (struct fa_file *f, int64_t at);
 /* FN (ARG) in a thread whose descriptor table is its own and empty:
    FN's result, EBADF if none can be had.  */
 FA_HIDDEN int __fa_aside (int (*fn) (void *), void *arg);
+FA_HIDDEN int __fa_mount_answer (const uint64_t *word, uint64_t mnt);
+FA_HIDDEN void __fa_mount_keep (uint64_t *word, uint64_t mnt, int answer);
 /* FN (ARG) run with F's descriptor one of our own, in a thread whose
    descriptor table is its own: FN's result, or EBADF if none can be
    opened.  */

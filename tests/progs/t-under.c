@@ -1,4 +1,4 @@
-/* t-under FILE LOWER: posix_fallocate through a FUSE passthrough (bindfs),
+/* t-under FILE LOWER [SOLID]: posix_fallocate through a FUSE passthrough (bindfs),
    judged by the file underneath.  FILE is a path on the FUSE filesystem,
    LOWER the same file on the filesystem it passes through to (xfs).  Run
    under fa-seccomp, so that the fallback runs.
@@ -8,7 +8,11 @@
    LOWER's, which on xfs counts the space kept past the end of file after
    writes that extend it: st_blocks may cover the size with the hole still
    there, which an earlier fallback took for "no holes".  The call must
-   leave no hole in LOWER and every byte written before unchanged.  */
+   leave no hole in LOWER and every byte written before unchanged.
+
+   SOLID: a file to make on a FUSE filesystem that cannot have holes
+   (exFAT by exfat-fuse), where a call comes first: the library keeps
+   that mount's answer, which must not be taken for bindfs's.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -26,10 +30,19 @@ main (int argc, char **argv)
 {
   struct stat64 st;
 
-  if (argc != 3)
+  if (argc != 3 && argc != 4)
     {
-      fprintf (stderr, "usage: t-under FILE LOWER\n");
+      fprintf (stderr, "usage: t-under FILE LOWER [SOLID]\n");
       return 2;
+    }
+  if (argc == 4)
+    {
+      int s = open (argv[3], O_RDWR | O_CREAT | O_TRUNC, 0644);
+      t_put (s, 0, 4096, 9);
+      t_ok (s >= 0 && posix_fallocate64 (s, 0, 2 * MiB) == 0
+	    && t_same (s, 0, 4096, 9), "first, a call on exFAT through FUSE");
+      close (s);
+      unlink (argv[3]);
     }
   int fd = open (argv[1], O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (fd < 0)

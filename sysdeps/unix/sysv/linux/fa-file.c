@@ -58,6 +58,29 @@ static unsigned generation;
 #endif
 #define STX_MNT_ID 144
 
+/* A mount's answer to a question asked once per mount, kept in *WORD
+   as the mount's unique ID << 1 | the answer: one word, which any
+   thread or signal handler reads and writes whole; 0 none.  The answer
+   for MNT (0: unknown, never kept), or -1 if not known.  */
+int
+__fa_mount_answer (const uint64_t *word, uint64_t mnt)
+{
+  uint64_t w = __atomic_load_n (word, __ATOMIC_RELAXED);
+
+  return mnt && w >> 1 == mnt ? (int) (w & 1) : -1;
+}
+
+void
+__fa_mount_keep (uint64_t *word, uint64_t mnt, int answer)
+{
+  if (mnt)
+    __atomic_store_n (word, mnt << 1 | (answer != 0), __ATOMIC_RELAXED);
+}
+
+/* The last mount without FS_IOC_GETFLAGS (a FUSE server without
+   ioctls: a round trip to it, 20 us, each time).  */
+static uint64_t flagless;
+
 /* FD's file into F->st, and its immutable and append-only attributes
    into *ATTR (FS_IMMUTABLE_FL, FS_APPEND_FL): by statx in one system
    call where the filesystem reports them (what vfs_fallocate checks),
@@ -94,8 +117,14 @@ stat_attr (int fd, struct fa_file *f, int *attr)
   if (fstat64 (fd, &f->st) < 0)
     return -1;
 #endif
-  if (ioctl (fd, FS_IOC_GETFLAGS, attr) < 0)
+  if (__fa_mount_answer (&flagless, f->mnt) == 1)
     *attr = 0;
+  else if (ioctl (fd, FS_IOC_GETFLAGS, attr) < 0)
+    {
+      *attr = 0;
+      if (errno == ENOTTY || errno == ENOSYS || errno == EOPNOTSUPP)
+	__fa_mount_keep (&flagless, f->mnt, 1);
+    }
   return 0;
 }
 

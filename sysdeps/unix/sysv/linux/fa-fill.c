@@ -370,6 +370,11 @@ exfat_device (void *arg)
   return !found;
 }
 
+/* The last FUSE mount solid asked about (fa-file.c's
+   __fa_mount_answer): a mount's device is its own for life, and asking
+   (a thread, /proc/self/mountinfo read) cost a FUSE call 50 us or more.  */
+static uint64_t solid_mount;
+
 /* Where holes cannot be found: whether the filesystem cannot hold any
    (st_blocks cannot tell: tmpfs and xfs count blocks kept past the end
    of file, and a file may have those and holes both).  FAT and exFAT
@@ -380,10 +385,18 @@ static int
 solid (struct fill *fl)
 {
   unsigned long type = fl->f.fs.f_type & 0xffffffffUL;
+  int s;
 
   if (type == 0x2011bab0 || type == 0x4d44)
     return 1;
-  return type == 0x65735546 && __fa_aside (exfat_device, &fl->f) == 0;
+  if (type != 0x65735546)
+    return 0;
+  if ((s = __fa_mount_answer (&solid_mount, fl->f.mnt)) < 0)
+    {
+      s = __fa_aside (exfat_device, &fl->f) == 0;
+      __fa_mount_keep (&solid_mount, fl->f.mnt, s);
+    }
+  return s;
 }
 
 /* Whether the pages of the window last populated, within [from, to),
