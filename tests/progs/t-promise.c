@@ -59,6 +59,10 @@
      swap probe) and through O_WRONLY over a hole (a thread of the
      library's own, joined): both return, as from the kernel, which has
      no cancellation point there;
+   - truncated: another writer truncates the file to 0 right after the
+     library populates a 16 MiB range (a process would do it the same
+     way): 0 with the range allocated and the size its end, or EIO,
+     never 0 with the size 0 (where FIEMAP finds holes);
    - writeback failing: the same model, holes in two 64 MiB windows, the
      second msync failing with ENOSPC (as writeback does on a full
      filesystem): ENOSPC, or 0 with no hole left;
@@ -84,6 +88,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -1232,13 +1239,53 @@ pwrite (int fd, const void *buf, size_t n, off_t off)
 static int writeback_model;
 static int writeback_fails;	/* the msync, counting down, that fails */
 
+static int truncate_fd = -1;	/* truncated after the next populate */
+
 int
 madvise (void *p, size_t n, int advice)
 {
   hook ();
   if (writeback_model && advice == MADV_POPULATE_WRITE)
     return 0;
-  return (int) syscall (SYS_madvise, p, n, advice);
+  int r = (int) syscall (SYS_madvise, p, n, advice);
+  if (truncate_fd >= 0 && advice == MADV_POPULATE_WRITE)
+    {
+      ftruncate (truncate_fd, 0);
+      truncate_fd = -1;
+    }
+  return r;
+}
+
+static void
+truncated (void)
+{
+  char path[4096];
+  struct fiemap m = { .fm_length = 1 };
+  int fd = t_create (dir, "truncated", path, sizeof path);
+
+  if (ioctl (fd, FS_IOC_FIEMAP, &m) < 0)
+    {
+      t_unsupported ("truncated: no FIEMAP here, holes cannot be looked "
+		     "for again (a documented window)");
+      close (fd);
+      unlink (path);
+      return;
+    }
+  truncate_fd = open (path, O_WRONLY);
+  int e = posix_fallocate64 (fd, 0, 16 * MiB);
+  int populated = truncate_fd < 0;
+  if (truncate_fd >= 0)
+    close (truncate_fd);
+  truncate_fd = -1;
+  if (!populated)
+    t_unsupported ("truncated: the library populated nothing here");
+  else
+    t_ok ((e == 0 && t_size (fd) == 16 * MiB && t_nohole (fd, 0, 16 * MiB))
+	  || e == EIO, "truncated: to 0 by another writer during the call: "
+	  "the range allocated, or EIO (posix_fallocate %d, size %lld)", e,
+	  (long long) t_size (fd));
+  close (fd);
+  unlink (path);
 }
 
 int
@@ -1567,6 +1614,7 @@ main (int argc, char **argv)
   append_fsize ();
   writeback ();
   small_stack ();
+  truncated ();
   nofile0 ();
   cancel ();
   crossed ();

@@ -63,6 +63,12 @@
      extending the file further, loses that when the truncation undoes our
      extension (one that extends it further keeps the size: we truncate
      only a size that is still ours).
+   - truncation by another process during the call (the kernel's
+     fallocate holds the inode's lock against it): for a call larger than
+     1 MiB where FIEMAP finds holes, the range is looked at again after
+     the fill and filled again, twice at most, then EIO; elsewhere (tmpfs,
+     FUSE, network filesystems, smaller calls) 0 may come back with a
+     hole the truncation made, as from glibc's fallback.
 
    What the caller's descriptor cannot write, a descriptor of our own
    writes: opened through /proc by a thread of ours whose descriptor
@@ -771,6 +777,24 @@ fill (struct fill *fl)
   return err;
 }
 
+/* Whether, after a fill that succeeded, the file falls short of the
+   range's end or has a hole in it: another process truncated it
+   meanwhile, which the kernel's fallocate, holding the inode's lock,
+   would have let happen only before or after.  Asked of calls larger
+   than a chunk (a smaller one is one write past the end of file, or one
+   hole), where FIEMAP finds holes.  FL->f.st the size now.  */
+static int
+unsettled (struct fill *fl)
+{
+  int64_t h = fl->off, d = fl->end;
+
+  if (fl->end - fl->off <= FA_CHUNK || fl->f.fiemap <= 0)
+    return 0;
+  __fa_forget (&fl->f);
+  return fstat64 (fl->f.fd, &fl->f.st) == 0
+	 && (fl->f.st.st_size < fl->end || __fa_next_hole (&fl->f, &h, &d) > 0);
+}
+
 int
 __fa_fill (int fd, int64_t off, int64_t len)
 {
@@ -798,7 +822,15 @@ __fa_fill (int fd, int64_t off, int64_t len)
   else
     {
       fl.size0 = fl.made = fl.f.st.st_size;
-      err = __fa_busy (&fl.f, fill (&fl));
+      err = fill (&fl);
+      /* Filled again, as a new call would, a few times at most; then
+	 EIO: the file keeps changing under the call.  */
+      for (int again = 0; !err && unsettled (&fl); again++)
+	{
+	  fl.size0 = fl.made = fl.f.st.st_size;
+	  err = again < 2 ? fill (&fl) : EIO;
+	}
+      err = __fa_busy (&fl.f, err);
     }
   if (fl.p != NULL)
     munmap (fl.p, WINDOW);
