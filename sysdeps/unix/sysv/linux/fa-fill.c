@@ -156,8 +156,9 @@ struct fill
   int map;			/* the mapping way, while it works */
   int checked;			/* that populating allocates */
   int writeback;		/* only once written back (ext2) */
-  char *p;			/* the window mapped, at */
+  char *p;			/* the window mapped, at, len bytes */
   int64_t at;
+  size_t len;
   int64_t lo, hi;		/* populated since the last flush */
   int wberr;			/* the first flush's error */
 };
@@ -229,12 +230,17 @@ populate (struct fill *fl, int64_t from, int64_t to)
     {
       int64_t at = from - from % WINDOW;
       int64_t n = (to - at < WINDOW ? to : at + WINDOW) - from;
+      /* No more of the window than the range reaches: unmapping 64 MiB
+	 cost a 4 KiB call on tmpfs 30 us.  */
+      int64_t page = sysconf (_SC_PAGESIZE);
+      int64_t need = (fl->end - at + page - 1) / page * page;
+      size_t len = (size_t) (need < WINDOW ? need : WINDOW);
 
       if (fl->p == NULL || fl->at != at)
 	{
-	  if (fl->p != NULL && (flush (fl) < 0 || munmap (fl->p, WINDOW)))
+	  if (fl->p != NULL && (flush (fl) < 0 || munmap (fl->p, fl->len)))
 	    return -1;
-	  fl->p = mmap64 (NULL, WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED,
+	  fl->p = mmap64 (NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			  fl->f.fd, at);
 	  if (fl->p == MAP_FAILED)
 	    {
@@ -242,6 +248,7 @@ populate (struct fill *fl, int64_t from, int64_t to)
 	      return -1;
 	    }
 	  fl->at = at;
+	  fl->len = len;
 	}
       if (advise (fl, fl->p + (from - at), (size_t) n) < 0)
 	return -1;
@@ -413,7 +420,7 @@ resident (struct fill *fl, int64_t from, int64_t to)
 {
   long page = sysconf (_SC_PAGESIZE);
   int64_t a = from > fl->at ? from : fl->at;
-  int64_t b = to < fl->at + WINDOW ? to : fl->at + WINDOW;
+  int64_t b = to < fl->at + (int64_t) fl->len ? to : fl->at + (int64_t) fl->len;
   unsigned char vec[256];
 
   for (a -= a % page; a < b; a += (int64_t) sizeof vec * page)
@@ -833,7 +840,7 @@ __fa_fill (int fd, int64_t off, int64_t len)
       err = __fa_busy (&fl.f, err);
     }
   if (fl.p != NULL)
-    munmap (fl.p, WINDOW);
+    munmap (fl.p, fl.len);
   __fa_unlock (&fl.f);
   return err;
 }
