@@ -139,6 +139,11 @@ sv_run (int sock, char **argv, const sigset_t *mask,
   if (sendmsg (sock, &m, 0) < 0 || lfd < 0)
     _exit (CANNOT);
   close (lfd);
+  /* Killed with us: run directly, COMMAND would die of a SIGKILL to
+     our process group (timeout -k, killpg) or to us, and it is not in
+     the first if in a group of its own; nor would its calls be answered
+     without us.  Our death before this shows as no go-ahead.  */
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
   if (read (sock, &go, 1) != 1)
     _exit (CANNOT);
   close (sock);

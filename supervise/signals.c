@@ -232,7 +232,19 @@ sv_wait (pid_t pid, int pidfd)
 	  exited = 1;
 	}
       if (exited && (p[2].revents & (POLLHUP | POLLERR)))
-	return status;
+	{
+	  /* The anchor ended and reaped here: left to die with us, it
+	     was reaped by init or a subreaper (tini, a build sandbox) as
+	     a child of theirs they never made.  */
+	  target = 0;
+	  if (p[1].fd >= 0)
+	    {
+	      kill (anchor, SIGKILL);
+	      while (waitpid (anchor, NULL, 0) < 0 && errno == EINTR)
+		;
+	    }
+	  return status;
+	}
       for (int i = 0; i < 3; i++)
 	p[i].revents = 0;
       ppoll (p, 3, NULL, &during);
