@@ -61,20 +61,31 @@ static unsigned generation;
 /* A mount's answer to a question asked once per mount, kept in *WORD
    as the mount's unique ID << 1 | the answer: one word, which any
    thread or signal handler reads and writes whole; 0 none.  The answer
-   for MNT (0: unknown, never kept), or -1 if not known.  */
+   for MNT (0: unknown, never kept), or -1 if not known.  Only where
+   8-byte atomics are the processor's own (not mips, powerpc, m68k, sh
+   32-bit, whose would call libatomic): elsewhere asked each time.  */
 int
 __fa_mount_answer (const uint64_t *word, uint64_t mnt)
 {
+#ifdef __GCC_HAVE_SYNC_COMPARE_AND_SWAP_8
   uint64_t w = __atomic_load_n (word, __ATOMIC_RELAXED);
 
   return mnt && w >> 1 == mnt ? (int) (w & 1) : -1;
+#else
+  (void) word, (void) mnt;
+  return -1;
+#endif
 }
 
 void
 __fa_mount_keep (uint64_t *word, uint64_t mnt, int answer)
 {
+#ifdef __GCC_HAVE_SYNC_COMPARE_AND_SWAP_8
   if (mnt)
     __atomic_store_n (word, mnt << 1 | (answer != 0), __ATOMIC_RELAXED);
+#else
+  (void) word, (void) mnt, (void) answer;
+#endif
 }
 
 /* The last mount without FS_IOC_GETFLAGS (a FUSE server without
