@@ -112,6 +112,25 @@ count_xfsz (int sig)
   xfsz++;
 }
 
+/* expect, with RLIMIT_FSIZE at LIMIT: and no SIGXFSZ.  */
+static void
+expect_no_xfsz (const char *what, int fd, int64_t off, int64_t len, int want,
+		rlim64_t limit)
+{
+  struct rlimit64 old, low;
+
+  getrlimit64 (RLIMIT_FSIZE, &old);
+  low = old;
+  low.rlim_cur = limit;
+  xfsz = 0;
+  signal (SIGXFSZ, count_xfsz);
+  setrlimit64 (RLIMIT_FSIZE, &low);
+  expect (what, fd, off, len, want);
+  setrlimit64 (RLIMIT_FSIZE, &old);
+  signal (SIGXFSZ, SIG_DFL);
+  t_ok (xfsz == 0, "%s: no SIGXFSZ (got %d)", what, (int) xfsz);
+}
+
 static void
 descriptors (void)
 {
@@ -176,19 +195,8 @@ descriptors (void)
       /* The largest file is checked before RLIMIT_FSIZE: no SIGXFSZ,
 	 also through an O_WRONLY descriptor (which cannot be mapped).  */
       int wfd = open (path, O_WRONLY);
-      struct rlimit64 old, low;
-      getrlimit64 (RLIMIT_FSIZE, &old);
-      low = old;
-      low.rlim_cur = 1 << 30;
-      xfsz = 0;
-      signal (SIGXFSZ, count_xfsz);
-      setrlimit64 (RLIMIT_FSIZE, &low);
-      expect ("0 to INT64_MAX, O_WRONLY, past RLIMIT_FSIZE", wfd, 0,
-	      INT64_MAX, EFBIG);
-      setrlimit64 (RLIMIT_FSIZE, &old);
-      signal (SIGXFSZ, SIG_DFL);
-      t_ok (xfsz == 0, "0 to INT64_MAX past RLIMIT_FSIZE: no SIGXFSZ "
-	    "(got %d)", (int) xfsz);
+      expect_no_xfsz ("0 to INT64_MAX, O_WRONLY, past RLIMIT_FSIZE", wfd, 0,
+		      INT64_MAX, EFBIG, 1 << 30);
       close (wfd);
     }
   else
@@ -388,28 +396,22 @@ swap_file (void)
 	 and space: no SIGXFSZ either.  Through an O_WRONLY descriptor,
 	 which the fallback cannot map: it checks the limit itself.  */
       int wfd = open (swap_path, O_WRONLY);
-      struct rlimit64 old, low;
-      getrlimit64 (RLIMIT_FSIZE, &old);
-      low = old;
-      low.rlim_cur = 1 << 20;
-      xfsz = 0;
-      signal (SIGXFSZ, count_xfsz);
-      setrlimit64 (RLIMIT_FSIZE, &low);
-      expect ("active swap file, past RLIMIT_FSIZE", wfd, 4 << 20, 8192,
-	      ETXTBSY);
-      setrlimit64 (RLIMIT_FSIZE, &old);
-      t_ok (xfsz == 0, "active swap file, past RLIMIT_FSIZE: no SIGXFSZ "
-	    "(got %d)", (int) xfsz);
+      expect_no_xfsz ("active swap file, past RLIMIT_FSIZE", wfd, 4 << 20,
+		      8192, ETXTBSY, 1 << 20);
       /* No descriptor number left to the process (RLIMIT_NOFILE at the
 	 lowest free one): where the fallback reads /proc/swaps (xfs), it
 	 must not need one of the process's.  */
       int lowest = dup (fd);
       close (lowest);
-      struct rlimit64 nold, nlow;
+      struct rlimit64 old, low, nold, nlow;
+      getrlimit64 (RLIMIT_FSIZE, &old);
+      low = old;
+      low.rlim_cur = 1 << 20;
       getrlimit64 (RLIMIT_NOFILE, &nold);
       nlow = nold;
       nlow.rlim_cur = (rlim64_t) lowest;
       xfsz = 0;
+      signal (SIGXFSZ, count_xfsz);
       setrlimit64 (RLIMIT_FSIZE, &low);
       setrlimit64 (RLIMIT_NOFILE, &nlow);
       int e1 = posix_fallocate64 (fd, 4 << 20, (int64_t) 1 << 40);
