@@ -12,7 +12,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -182,35 +181,25 @@ locked_append (void)
    PUNCH_HOLE|KEEP_SIZE, emulated where refused: the call returns, as
    the kernel's, which is no cancellation point.  */
 static int cancel_fd, cancel_ret = -2;
-static volatile int cancel_reached;
 
-static void *
-cancel_thread (void *arg)
+static void
+cancel_call (void)
 {
-  (void) arg;
-  pthread_cancel (pthread_self ());
   cancel_ret = fallocate (cancel_fd, FALLOC_FL_PUNCH_HOLE
 			  | FALLOC_FL_KEEP_SIZE, 0, 4096);
-  cancel_reached = 1;
-  pthread_testcancel ();
-  return NULL;
 }
 
 static void
 cancel (void)
 {
   char path[4096];
-  pthread_t t;
-  void *ret = NULL;
 
   cancel_fd = t_create (dir, "cancel", path, sizeof path);
   ftruncate (cancel_fd, SIZE);
-  pthread_create (&t, NULL, cancel_thread, NULL);
-  pthread_join (t, &ret);
-  t_ok (ret == PTHREAD_CANCELED && cancel_reached,
-	"emulate: a pending cancellation not acted on in fallocate (%s, "
-	"fallocate %d)", cancel_reached ? "returned" : "cancelled inside",
-	cancel_ret);
+  int reached = t_cancel_pending (cancel_call);
+  t_ok (reached, "emulate: a pending cancellation not acted on in "
+	"fallocate (%s, fallocate %d)", reached ? "returned"
+	: "cancelled inside", cancel_ret);
   close (cancel_fd);
   unlink (path);
 }

@@ -1104,38 +1104,30 @@ on_small_stack (int fd, int64_t off, int64_t len)
 }
 
 static int cancel_fd[2];
-static volatile int cancel_reached, cancel_ret[2];
+static volatile int cancel_ret[2];
 
-static void *
-cancel_thread (void *arg)
+static void
+cancel_calls (void)
 {
-  (void) arg;
-  pthread_cancel (pthread_self ());
   cancel_ret[0] = posix_fallocate64 (cancel_fd[0], INT64_MAX, 1);
   cancel_ret[1] = posix_fallocate64 (cancel_fd[1], 0, 2 * MiB);
-  cancel_reached = 1;
-  pthread_testcancel ();
-  return NULL;
 }
 
 static void
 cancel (void)
 {
   char path[4096];
-  pthread_t t;
-  void *ret = NULL;
 
   cancel_fd[0] = t_create (dir, "cancel", path, sizeof path);
   ftruncate (cancel_fd[0], 2 * MiB);
   cancel_fd[1] = open (path, O_WRONLY);
-  pthread_create (&t, NULL, cancel_thread, NULL);
-  pthread_join (t, &ret);
-  t_ok (ret == PTHREAD_CANCELED && cancel_reached && cancel_ret[0] == EFBIG
+  int reached = t_cancel_pending (cancel_calls);
+  t_ok (reached && cancel_ret[0] == EFBIG
 	&& cancel_ret[1] == own_expect
 	&& (own_expect || t_nohole (cancel_fd[0], 0, 2 * MiB)),
 	"cancel: pending cancellation: no call of ours acts on it (%s; "
 	"posix_fallocate %d and %d)",
-	cancel_reached ? "both returned" : "cancelled inside",
+	reached ? "both returned" : "cancelled inside",
 	cancel_ret[0], cancel_ret[1]);
   close (cancel_fd[0]);
   close (cancel_fd[1]);

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,4 +182,29 @@ t_nohole (int fd, int64_t off, int64_t len)
 	}
     }
   return 1;
+}
+
+static volatile int cancel_reached;
+
+static void *
+cancel_thread (void *arg)
+{
+  pthread_cancel (pthread_self ());
+  ((void (*) (void)) arg) ();
+  cancel_reached = 1;
+  pthread_testcancel ();
+  return NULL;
+}
+
+int
+t_cancel_pending (void (*fn) (void))
+{
+  pthread_t t;
+  void *ret = NULL;
+
+  cancel_reached = 0;
+  if (pthread_create (&t, NULL, cancel_thread, (void *) fn) != 0)
+    return 0;
+  pthread_join (t, &ret);
+  return ret == PTHREAD_CANCELED && cancel_reached;
 }

@@ -30,6 +30,11 @@ int t_filtered (void);
    a negative descriptor with EBADF itself, before any seccomp filter.  */
 int t_valgrind (void);
 
+/* FN run in a thread whose cancellation is pending (deferred): 1 if FN
+   returned (the thread then cancelled at pthread_testcancel), 0 if it
+   was cancelled inside FN.  */
+int t_cancel_pending (void (*fn) (void));
+
 /* A new empty file DIR/NAME, open O_RDWR.  */
 int t_create (const char *dir, const char *name, char *path, size_t size);
 
