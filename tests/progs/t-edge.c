@@ -14,7 +14,11 @@
    - extension race: another writer extending the file while the fallback
      extends it through an O_WRONLY descriptor is no reason to fail;
    - efbig: EFBIG exactly where the kernel says it, one byte past the
-     filesystem's largest file.  */
+     filesystem's largest file;
+   - gap: 24 MiB past the end of file from one page past an 8 MiB
+     boundary: the page before the range stays a hole (the fallback's
+     huge folios start at the range's first huge boundary, not before),
+     the range has none, the data before is unchanged.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -395,6 +399,26 @@ efbig (void)
   unlink (path);
 }
 
+static void
+gap (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "gap", path, sizeof path);
+  const int64_t size0 = (1 << 20) + 123, off = (8 << 20) + 4096;
+  const int64_t len = 24 << 20;
+
+  t_put (fd, 0, (size_t) size0, 61);
+  int r = posix_fallocate64 (fd, off, len);
+  int64_t d = lseek64 (fd, off - 4096, SEEK_DATA);
+  t_ok (r == 0 && t_size (fd) == off + len && t_same (fd, 0, (size_t) size0, 61)
+	&& d == off && t_nohole (fd, off, len),
+	"gap: 24 MiB from 8 MiB + 4 KiB past the end (%lld): 0 (got %d), "
+	"the page before still a hole (data from %lld), none in the range, "
+	"data kept", (long long) size0, r, (long long) d);
+  close (fd);
+  unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -412,5 +436,6 @@ main (int argc, char **argv)
   append_past_end ();
   extension_race ();
   efbig ();
+  gap ();
   return t_done ();
 }

@@ -22,7 +22,8 @@
      windows kept across holes.  The filesystem allocates them as for a
      write, and no byte is written through the page cache.  A range past
      the end of file first gets one zero byte at its end, which makes the
-     rest a hole.  Whether the advice allocates is checked at the first
+     rest a hole; its whole huge pages are advised MADV_HUGEPAGE (huge
+     folios, one fault each: advise_huge).  Whether the advice allocates is checked at the first
      hole: where it allocates only once the pages are written back (the
      ext2 driver's page_mkwrite reserves nothing), they are written back
      (msync) before we return; where it does nothing (qemu-user accepts it
@@ -218,6 +219,31 @@ flush (struct fill *fl)
   return r;
 }
 
+/* New space (past the old end of file and from the range's start on)
+   of the window just mapped, in whole huge pages, marked MADV_HUGEPAGE:
+   there the page cache reads huge folios in (a hole's: zeros) and one
+   fault maps each, which took 256 MiB of new space on ext4 (Linux 6.18)
+   from 1.3 to 1.1-1.2 times the time of writing as many zeros.  Only
+   there: such a folio starts at a huge page's boundary, and a fault
+   marks the whole of it for writeback, which would allocate holes
+   outside the range.  page * page / 4 is a multiple of the huge page
+   (what one page-table leaf maps) on every architecture: x86_64's
+   2 MiB, i386's 4 MiB.  Only a hint, which may fail (no THP).  */
+static void
+advise_huge (struct fill *fl)
+{
+  int64_t page = sysconf (_SC_PAGESIZE), huge = page * page / 4;
+  int64_t lo = fl->size0 > fl->off ? fl->size0 : fl->off;
+  int64_t hi = fl->at + (int64_t) fl->len < fl->end
+	       ? fl->at + (int64_t) fl->len : fl->end;
+
+  lo = lo > fl->at ? lo : fl->at;
+  lo += (huge - lo % huge) % huge;
+  hi -= hi % huge;
+  if (hi > lo)
+    madvise (fl->p + (lo - fl->at), (size_t) (hi - lo), MADV_HUGEPAGE);
+}
+
 /* Allocate the pages of [from, to), which lie inside the file, without
    writing a byte (where only writeback allocates, at the next flush):
    0, or -1 if that cannot be done (an error of the filesystem, ENOSPC
@@ -249,6 +275,7 @@ populate (struct fill *fl, int64_t from, int64_t to)
 	    }
 	  fl->at = at;
 	  fl->len = len;
+	  advise_huge (fl);
 	}
       if (advise (fl, fl->p + (from - at), (size_t) n) < 0)
 	return -1;
