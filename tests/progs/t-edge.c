@@ -18,7 +18,12 @@
    - gap: 24 MiB past the end of file from one page past an 8 MiB
      boundary: the page before the range stays a hole (the fallback's
      huge folios start at the range's first huge boundary, not before),
-     the range has none, the data before is unchanged.  */
+     the range has none, the data before is unchanged;
+   - outside: a sparse 64 MiB file (data in its first and last 4 KiB),
+     read through first (the page cache then holds large folios), a
+     4 KiB call at 10 MiB + 4 KiB; and on a new one [4 MiB + 8 KiB,
+     24 MiB + 12 KiB): only the range becomes data (a fault marks its
+     whole folio for writeback: 1 MiB was allocated for the 4 KiB).  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -410,13 +415,65 @@ gap (void)
   t_put (fd, 0, (size_t) size0, 61);
   int r = posix_fallocate64 (fd, off, len);
   int64_t d = lseek64 (fd, off - 4096, SEEK_DATA);
-  t_ok (r == 0 && t_size (fd) == off + len && t_same (fd, 0, (size_t) size0, 61)
-	&& d == off && t_nohole (fd, off, len),
+  t_ok (r == 0 && t_size (fd) == off + len
+	&& t_same (fd, 0, (size_t) size0, 61) && d == off
+	&& t_nohole (fd, off, len),
 	"gap: 24 MiB from 8 MiB + 4 KiB past the end (%lld): 0 (got %d), "
 	"the page before still a hole (data from %lld), none in the range, "
 	"data kept", (long long) size0, r, (long long) d);
   close (fd);
   unlink (path);
+}
+
+/* Bytes of FD that are data outside [OFF, OFF + LEN), besides its first
+   and last 4 KiB (synced first: SEEK_DATA then reports allocations).  */
+static int64_t
+data_outside (int fd, int64_t off, int64_t len)
+{
+  int64_t n = 0, size = t_size (fd);
+
+  fsync (fd);
+  for (off64_t p = 0, d, h; (d = lseek64 (fd, p, SEEK_DATA)) >= 0; p = h)
+    {
+      h = lseek64 (fd, d, SEEK_HOLE);
+      for (int64_t b = d; b < h; b += 4096)
+	n += (b < off - off % 4096 || b >= off + len)
+	     && b != 0 && b != size - 4096 ? 4096 : 0;
+    }
+  return n;
+}
+
+static void
+outside (void)
+{
+  static char buf[1 << 20];
+  const int64_t size = 64 << 20;
+  const int64_t ranges[][2] = { { (10 << 20) + 4096, 4096 },
+				{ (4 << 20) + 8192, (20 << 20) + 4096 } };
+
+  for (int i = 0; i < 2; i++)
+    {
+      char path[4096];
+      int fd = t_create (dir, "outside", path, sizeof path);
+
+      t_put (fd, 0, 4096, 62);
+      t_put (fd, size - 4096, 4096, 63);
+      fsync (fd);
+      if (i == 0)
+	while (read (fd, buf, sizeof buf) > 0)
+	  ;
+      int r = posix_fallocate64 (fd, ranges[i][0], ranges[i][1]);
+      int64_t n = data_outside (fd, ranges[i][0], ranges[i][1]);
+      t_ok (r == 0 && n == 0 && t_nohole (fd, ranges[i][0], ranges[i][1])
+	    && t_same (fd, 0, 4096, 62) && t_same (fd, size - 4096, 4096, 63)
+	    && t_size (fd) == size,
+	    "outside: %lld bytes from %lld in a sparse file%s: 0 (got %d), "
+	    "nothing allocated outside the range (got %lld bytes), data kept",
+	    (long long) ranges[i][1], (long long) ranges[i][0],
+	    i == 0 ? " read through first" : "", r, (long long) n);
+      close (fd);
+      unlink (path);
+    }
 }
 
 int
@@ -437,5 +494,6 @@ main (int argc, char **argv)
   extension_race ();
   efbig ();
   gap ();
+  outside ();
   return t_done ();
 }

@@ -23,12 +23,18 @@
      write, and no byte is written through the page cache.  A range past
      the end of file first gets one zero byte at its end, which makes the
      rest a hole; its whole huge pages are advised MADV_HUGEPAGE (huge
-     folios, one fault each: advise_huge).  Whether the advice allocates is checked at the first
-     hole: where it allocates only once the pages are written back (the
-     ext2 driver's page_mkwrite reserves nothing), they are written back
-     (msync) before we return; where it does nothing (qemu-user accepts it
-     and ignores it), the writing way.
-   - Writing (elsewhere): one zero byte per block, each written where,
+     folios, one fault each: advise_huge).  A fault allocates the whole
+     folio of its page, so where FIEMAP finds holes (the filesystems
+     whose page cache makes large folios), what lies within folio_max
+     (8 MiB with 4 KiB pages) of the range's ends takes the writing way,
+     unless the file ends there (fill_hole).  Whether the advice
+     allocates is checked at the first hole: where it allocates only
+     once the pages are written back (the ext2 driver's page_mkwrite
+     reserves nothing), they are written back (msync) before we return;
+     where it does nothing (qemu-user accepts it and ignores it), the
+     writing way.
+   - Writing (elsewhere, and near the range's ends): one zero byte per
+     block, each written where,
      just before, FIEMAP found no extent (or one past the end of file)
      and pread read a zero; past the end of file, zeros in 1 MiB writes
      while the size is still the one we made (an fstat before each write
@@ -219,20 +225,32 @@ flush (struct fill *fl)
   return r;
 }
 
+/* A multiple of the largest folio the page cache makes: 2048 pages
+   (Linux 6.10 caps its folios there, MAX_XAS_ORDER; x86_64's largest is
+   2 MiB, a huge page).  A fault marks the whole folio of its page for
+   writeback (page_mkwrite), which allocates all of it, and readahead
+   makes folios that reach around and before the page faulted: a 4 KiB
+   call allocated 1 MiB on ext4, xfs and ext2 (Linux 6.18), and an
+   O_DIRECT writer just past a range lost blocks to those pages written
+   back (an outside review).  */
+static int64_t
+folio_max (void)
+{
+  return (int64_t) sysconf (_SC_PAGESIZE) * 2048;
+}
+
 /* New space (past the old end of file and from the range's start on)
-   of the window just mapped, in whole huge pages, marked MADV_HUGEPAGE:
-   there the page cache reads huge folios in (a hole's: zeros) and one
-   fault maps each, which took 256 MiB of new space on ext4 (Linux 6.18)
-   from 1.3 to 1.1-1.2 times the time of writing as many zeros.  Only
-   there: such a folio starts at a huge page's boundary, and a fault
-   marks the whole of it for writeback, which would allocate holes
-   outside the range.  page * page / 4 is a multiple of the huge page
-   (what one page-table leaf maps) on every architecture: x86_64's
-   2 MiB, i386's 4 MiB.  Only a hint, which may fail (no THP).  */
+   of the window just mapped, in whole folio_max steps, marked
+   MADV_HUGEPAGE: there the page cache reads huge folios in (a hole's:
+   zeros) and one fault maps each, which took 256 MiB of new space on
+   ext4 (Linux 6.18) from 1.3 to 1.1-1.2 times the time of writing as
+   many zeros.  Only there: such a folio starts at a huge page's
+   boundary, and would allocate holes outside the range (folio_max).
+   Only a hint, which may fail (no THP).  */
 static void
 advise_huge (struct fill *fl)
 {
-  int64_t page = sysconf (_SC_PAGESIZE), huge = page * page / 4;
+  int64_t huge = folio_max ();
   int64_t lo = fl->size0 > fl->off ? fl->size0 : fl->off;
   int64_t hi = fl->at + (int64_t) fl->len < fl->end
 	       ? fl->at + (int64_t) fl->len : fl->end;
@@ -485,10 +503,30 @@ gone (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
 
 /* The hole [from, to), inside the file, allocated.  Where holes cannot
    be found, the first populate is judged by st_blocks: BLOCKS, counted
-   just before (-1 elsewhere).  */
+   just before (-1 elsewhere).  Where they can (FIEMAP: the filesystems
+   whose page cache makes large folios), the mapping way keeps to the
+   range rounded inward to folio_max, or to its end where the file ends
+   there (no folio allocates past the end of file): what lies nearer
+   the range's ends than that is written block by block (a filesystem
+   without FIEMAP, tmpfs, makes large folios only when mounted huge=).  */
 static int
 fill_hole (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
 {
+  if (fl->map && known (fl))
+    {
+      int64_t m = folio_max (), err;
+      int64_t lo = fl->off + (m - fl->off % m) % m;
+      int64_t hi = fl->end >= fl->size0 ? fl->end : fl->end - fl->end % m;
+
+      if (lo >= hi || to <= lo || from >= hi)
+	return write_blocks (fl, from, to);
+      if (from < lo && (err = write_blocks (fl, from, lo)))
+	return (int) err;
+      if (to > hi && (err = write_blocks (fl, hi, to)))
+	return (int) err;
+      from = from > lo ? from : lo;
+      to = to < hi ? to : hi;
+    }
   if (fl->map && populate (fl, from, to) == 0)
     {
       if (fl->checked++)
