@@ -24,17 +24,14 @@
      the end of file first gets one zero byte at its end, which makes the
      rest a hole; its whole huge pages are advised MADV_HUGEPAGE (huge
      folios, one fault each: advise_huge).  A fault allocates the whole
-     folio of its page, so where FIEMAP finds holes (the filesystems
-     whose page cache makes large folios), what lies within folio_max
-     (8 MiB with 4 KiB pages) of the range's ends takes the writing way,
-     unless the file ends there (fill_hole).  Whether the advice
-     allocates is checked at the first hole: where it allocates only
-     once the pages are written back (the ext2 driver's page_mkwrite
-     reserves nothing), they are written back (msync) before we return;
-     where it does nothing (qemu-user accepts it and ignores it), the
-     writing way.
-   - Writing (elsewhere, and near the range's ends): one zero byte per
-     block, each written where,
+     folio of its page, so within folio_max (8 MiB with 4 KiB pages) of
+     the range's ends the clean page cache is dropped and faults make
+     one-page folios (edges).  Whether the advice allocates is checked
+     at the first hole: where it allocates only once the pages are
+     written back (the ext2 driver's page_mkwrite reserves nothing),
+     they are written back (msync) before we return; where it does
+     nothing (qemu-user accepts it and ignores it), the writing way.
+   - Writing (elsewhere): one zero byte per block, each written where,
      just before, FIEMAP found no extent (or one past the end of file)
      and pread read a zero; past the end of file, zeros in 1 MiB writes
      while the size is still the one we made (an fstat before each write
@@ -168,6 +165,7 @@ struct fill
   size_t len;
   int64_t lo, hi;		/* populated since the last flush */
   int wberr;			/* the first flush's error */
+  int edged;			/* which ends edges has seen to: 1, 2 */
 };
 
 /* MADV_POPULATE_WRITE over [P, P + N) of the window; on tmpfs, whose
@@ -239,6 +237,49 @@ folio_max (void)
   return (int64_t) sysconf (_SC_PAGESIZE) * 2048;
 }
 
+/* Within folio_max of the range's ends, where the file goes on past
+   them, no fault of ours may find or make a folio that reaches outside
+   the range.  Before anything else in that block of the file: its page
+   cache is dropped where clean (POSIX_FADV_DONTNEED; nothing in it that
+   is not on the disk), the window there is read without readahead
+   (MADV_RANDOM), and the holes of the range there are faulted in, each
+   into a folio of one page; later readahead from inside the range then
+   stops at them.  What cannot be dropped (dirty, or mapped by someone)
+   stays, and a large folio of it is allocated whole.  Writing the ends
+   instead, block by block, lost a concurrent writer's byte, said EFBIG
+   past RLIMIT_FSIZE and needed a descriptor of our own through O_DIRECT
+   (an outside review of that fix).  0, or -1 as populate.  */
+static int advise (struct fill *fl, char *p, size_t n);
+static int map_window (struct fill *fl, int64_t at);
+
+static int
+edges (struct fill *fl, int64_t from, int64_t to)
+{
+  int64_t m = folio_max ();
+  int64_t size = fl->made > fl->size0 ? fl->made : fl->size0;
+  int64_t e[2] = { fl->off, fl->end < size ? fl->end : 0 };
+
+  for (int i = 0; i < 2; i++)
+    {
+      int64_t a = e[i] - e[i] % m, b = a + m;
+      int64_t lo = a > from ? a : from, hi = b < to ? b : to;
+
+      if (e[i] % m == 0 || (fl->edged & (1 << i)) || lo >= hi)
+	continue;
+      fl->edged |= 1 << i;
+      if (map_window (fl, a - a % WINDOW) < 0)
+	return -1;
+      /* All of the block: a folio is dropped only whole.  */
+      posix_fadvise64 (fl->f.fd, a, m, POSIX_FADV_DONTNEED);
+      b = b < fl->at + (int64_t) fl->len ? b : fl->at + (int64_t) fl->len;
+      madvise (fl->p + (a - fl->at), (size_t) (b - a), MADV_RANDOM);
+      lo -= lo % sysconf (_SC_PAGESIZE);
+      if (advise (fl, fl->p + (lo - fl->at), (size_t) (hi - lo)) < 0)
+	return -1;
+    }
+  return 0;
+}
+
 /* New space (past the old end of file and from the range's start on)
    of the window just mapped, in whole folio_max steps, marked
    MADV_HUGEPAGE: there the page cache reads huge folios in (a hole's:
@@ -262,6 +303,33 @@ advise_huge (struct fill *fl)
     madvise (fl->p + (lo - fl->at), (size_t) (hi - lo), MADV_HUGEPAGE);
 }
 
+/* The window from AT (a multiple of WINDOW) mapped, if it is not: no more
+   of it than the range reaches (unmapping 64 MiB cost a 4 KiB call on
+   tmpfs 30 us).  0, or -1.  */
+static int
+map_window (struct fill *fl, int64_t at)
+{
+  int64_t page = sysconf (_SC_PAGESIZE);
+  int64_t need = (fl->end - at + page - 1) / page * page;
+  size_t len = (size_t) (need < WINDOW ? need : WINDOW);
+
+  if (fl->p != NULL && fl->at == at)
+    return 0;
+  if (fl->p != NULL && (flush (fl) < 0 || munmap (fl->p, fl->len)))
+    return -1;
+  fl->p = mmap64 (NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fl->f.fd,
+		  at);
+  if (fl->p == MAP_FAILED)
+    {
+      fl->p = NULL;
+      return -1;
+    }
+  fl->at = at;
+  fl->len = len;
+  advise_huge (fl);
+  return 0;
+}
+
 /* Allocate the pages of [from, to), which lie inside the file, without
    writing a byte (where only writeback allocates, at the next flush):
    0, or -1 if that cannot be done (an error of the filesystem, ENOSPC
@@ -269,32 +337,16 @@ advise_huge (struct fill *fl)
 static int
 populate (struct fill *fl, int64_t from, int64_t to)
 {
+  if (edges (fl, from, to) < 0)
+    return -1;
   from -= from % sysconf (_SC_PAGESIZE);
   while (from < to)
     {
       int64_t at = from - from % WINDOW;
       int64_t n = (to - at < WINDOW ? to : at + WINDOW) - from;
-      /* No more of the window than the range reaches: unmapping 64 MiB
-	 cost a 4 KiB call on tmpfs 30 us.  */
-      int64_t page = sysconf (_SC_PAGESIZE);
-      int64_t need = (fl->end - at + page - 1) / page * page;
-      size_t len = (size_t) (need < WINDOW ? need : WINDOW);
 
-      if (fl->p == NULL || fl->at != at)
-	{
-	  if (fl->p != NULL && (flush (fl) < 0 || munmap (fl->p, fl->len)))
-	    return -1;
-	  fl->p = mmap64 (NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			  fl->f.fd, at);
-	  if (fl->p == MAP_FAILED)
-	    {
-	      fl->p = NULL;
-	      return -1;
-	    }
-	  fl->at = at;
-	  fl->len = len;
-	  advise_huge (fl);
-	}
+      if (map_window (fl, at) < 0)
+	return -1;
       if (advise (fl, fl->p + (from - at), (size_t) n) < 0)
 	return -1;
       if (fl->writeback)
@@ -503,30 +555,10 @@ gone (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
 
 /* The hole [from, to), inside the file, allocated.  Where holes cannot
    be found, the first populate is judged by st_blocks: BLOCKS, counted
-   just before (-1 elsewhere).  Where they can (FIEMAP: the filesystems
-   whose page cache makes large folios), the mapping way keeps to the
-   range rounded inward to folio_max, or to its end where the file ends
-   there (no folio allocates past the end of file): what lies nearer
-   the range's ends than that is written block by block (a filesystem
-   without FIEMAP, tmpfs, makes large folios only when mounted huge=).  */
+   just before (-1 elsewhere).  */
 static int
 fill_hole (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
 {
-  if (fl->map && known (fl))
-    {
-      int64_t m = folio_max (), err;
-      int64_t lo = fl->off + (m - fl->off % m) % m;
-      int64_t hi = fl->end >= fl->size0 ? fl->end : fl->end - fl->end % m;
-
-      if (lo >= hi || to <= lo || from >= hi)
-	return write_blocks (fl, from, to);
-      if (from < lo && (err = write_blocks (fl, from, lo)))
-	return (int) err;
-      if (to > hi && (err = write_blocks (fl, hi, to)))
-	return (int) err;
-      from = from > lo ? from : lo;
-      to = to < hi ? to : hi;
-    }
   if (fl->map && populate (fl, from, to) == 0)
     {
       if (fl->checked++)
@@ -837,6 +869,7 @@ fill (struct fill *fl)
   struct stat64 now;
   int err;
 
+  fl->edged = 0;
   if (__fa_unwritable (&fl->f))
     return fl->end > fl->size0 ? ftruncate64 (fl->f.fd, fl->end) < 0
 	   ? errno : 0 : 0;
