@@ -41,10 +41,6 @@
    headers lack.  */
 #define FA_CLOSE_RANGE_UNSHARE (1U << 1)
 
-#ifndef F_SEAL_FUTURE_WRITE
-# define F_SEAL_FUTURE_WRITE 0x0010
-#endif
-
 /* Counts the calls that have finished (__fa_unlock): one that finds it
    unchanged once it holds its lock knows that no call of ours changed
    the file since its check, and needs no second fstat.  */
@@ -352,11 +348,15 @@ __fa_busy (const struct fa_file *f, int err)
 
 /* Whether a write-sealed file (a memfd with F_SEAL_WRITE) refuses every
    write from now on: then no write can fail for lack of space, and the
-   kernel allocates without writing, which we cannot.  */
+   kernel allocates without writing, which we cannot.  Not
+   F_SEAL_FUTURE_WRITE: a writable mapping made before it still writes,
+   and may fail for lack of space; our writes and mappings get EPERM
+   there, which the call returns (an outside review: 0 with nothing
+   allocated).  */
 int
 __fa_unwritable (const struct fa_file *f)
 {
-  return (f->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) != 0;
+  return (f->seals & F_SEAL_WRITE) != 0;
 }
 
 /* Two calls of ours on the same file at once, from two threads, would
