@@ -242,8 +242,9 @@ folio_max (void)
 /* Within folio_max of the range's ends, where the file goes on past
    them, no fault of ours may find or make a folio that reaches outside
    the range.  Before anything else in that block of the file: its page
-   cache is dropped where clean (POSIX_FADV_DONTNEED; nothing in it that
-   is not on the disk), the window there is read without readahead
+   cache is dropped where clean if the page at the end is in memory
+   (POSIX_FADV_DONTNEED; nothing in it that is not on the disk), the
+   window there is read without readahead
    (MADV_RANDOM), and the holes of the range there are faulted in, each
    into a folio of one page; later readahead from inside the range then
    stops at them.  What cannot be dropped (dirty, or mapped by someone)
@@ -257,7 +258,7 @@ static int map_window (struct fill *fl, int64_t at);
 static int
 edges (struct fill *fl, int64_t from, int64_t to)
 {
-  int64_t m = folio_max ();
+  int64_t m = folio_max (), page = sysconf (_SC_PAGESIZE);
   int64_t size = fl->made > fl->size0 ? fl->made : fl->size0;
   int64_t e[2] = { fl->off, fl->end < size ? fl->end : 0 };
 
@@ -269,13 +270,32 @@ edges (struct fill *fl, int64_t from, int64_t to)
       if (e[i] % m == 0 || (fl->edged & (1 << i)) || lo >= hi)
 	continue;
       fl->edged |= 1 << i;
+      /* Both ends in one block: the first does all of it.  */
+      if (i == 0 && e[1] - e[1] % m == a)
+	fl->edged |= 2;
       if (map_window (fl, a - a % WINDOW) < 0)
 	return -1;
-      /* All of the block: a folio is dropped only whole.  */
-      posix_fadvise64 (fl->f.fd, a, m, POSIX_FADV_DONTNEED);
+      /* A folio that reaches across an end holds the page at that end:
+	 only then is the cache dropped (4,096 calls of 4 KiB in a row,
+	 each dropping its block, took 10 times glibc's time), and all of
+	 the block, as a folio is dropped only whole.  */
+      for (int k = i; k < 2; k++)
+	{
+	  int64_t pg = (k ? e[k] - 1 : e[k]) / page * page;
+	  unsigned char in = 0;
+
+	  if (e[k] - e[k] % m == a && pg >= fl->at
+	      && pg < fl->at + (int64_t) fl->len
+	      && mincore (fl->p + (pg - fl->at), (size_t) page, &in) == 0
+	      && (in & 1))
+	    {
+	      posix_fadvise64 (fl->f.fd, a, m, POSIX_FADV_DONTNEED);
+	      break;
+	    }
+	}
       b = b < fl->at + (int64_t) fl->len ? b : fl->at + (int64_t) fl->len;
       madvise (fl->p + (a - fl->at), (size_t) (b - a), MADV_RANDOM);
-      lo -= lo % sysconf (_SC_PAGESIZE);
+      lo -= lo % page;
       if (advise (fl, fl->p + (lo - fl->at), (size_t) (hi - lo)) < 0)
 	return -1;
     }
