@@ -23,7 +23,11 @@
      read through first (the page cache then holds large folios), a
      4 KiB call at 10 MiB + 4 KiB; and on a new one [4 MiB + 8 KiB,
      24 MiB + 12 KiB): only the range becomes data (a fault marks its
-     whole folio for writeback: 1 MiB was allocated for the 4 KiB).  */
+     whole folio for writeback: 1 MiB was allocated for the 4 KiB);
+   - ends: a 4 KiB hole inside a file, with RLIMIT_FSIZE below the hole,
+     and through an O_RDWR|O_DIRECT descriptor whose open file holds a
+     write lease: allocated, as by the kernel (an earlier fix wrote the
+     range's ends, which gave EFBIG and EBADF there).  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -476,6 +480,46 @@ outside (void)
     }
 }
 
+static void
+ends (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "ends", path, sizeof path);
+  const int64_t off = 40 << 20;
+
+  t_put (fd, 0, 4096, 64);
+  ftruncate (fd, 64 << 20);
+  /* Past the limit a write would raise SIGXFSZ: ignored, it says EFBIG
+     instead of ending the program.  */
+  struct rlimit old, low = { 1 << 20, RLIM_INFINITY };
+  void (*was) (int) = signal (SIGXFSZ, SIG_IGN);
+  getrlimit (RLIMIT_FSIZE, &old);
+  low.rlim_max = old.rlim_max;
+  setrlimit (RLIMIT_FSIZE, &low);
+  int r = posix_fallocate64 (fd, off, 4096);
+  setrlimit (RLIMIT_FSIZE, &old);
+  signal (SIGXFSZ, was);
+  t_ok (r == 0 && t_nohole (fd, off, 4096) && t_size (fd) == 64 << 20,
+	"ends: a 4 KiB hole at 40 MiB, RLIMIT_FSIZE 1 MiB: allocated (got "
+	"%d), size kept", r);
+  close (fd);
+
+  int d = open (path, O_RDWR | O_DIRECT);
+  if (d < 0 || fcntl (d, F_SETLEASE, F_WRLCK) < 0)
+    t_unsupported ("ends: O_DIRECT with a write lease: %s", strerror (errno));
+  else
+    {
+      r = posix_fallocate64 (d, off + 8192, 4096);
+      t_ok (r == 0 && t_nohole (d, off + 8192, 4096),
+	    "ends: a 4 KiB hole through O_RDWR|O_DIRECT, its open file "
+	    "holding a write lease: allocated (got %d)", r);
+      fcntl (d, F_SETLEASE, F_UNLCK);
+    }
+  if (d >= 0)
+    close (d);
+  unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -495,5 +539,6 @@ main (int argc, char **argv)
   efbig ();
   gap ();
   outside ();
+  ends ();
   return t_done ();
 }
