@@ -24,6 +24,13 @@
      4 KiB call at 10 MiB + 4 KiB; and on a new one [4 MiB + 8 KiB,
      24 MiB + 12 KiB): only the range becomes data (a fault marks its
      whole folio for writeback: 1 MiB was allocated for the 4 KiB);
+   - across: an 80 MiB sparse file with data at [73, 75) MiB and
+     [79, 80) MiB, [60 MiB, 77 MiB + 4 KiB) allocated: nothing past its
+     end (the window mapped again lost its advice: 12 KiB were);
+   - pages: 2 KiB at 5 KiB inside a sparse file, and past the end of a
+     10 KiB file at 13 KiB: exactly the blocks of the range, where
+     blocks are smaller than a page too (ext2's 1 KiB: a fault
+     allocated the whole page);
    - ends: a 4 KiB hole inside a file, with RLIMIT_FSIZE below the hole,
      and through an O_RDWR|O_DIRECT descriptor whose open file holds a
      write lease: allocated, as by the kernel (an earlier fix wrote the
@@ -481,6 +488,67 @@ outside (void)
 }
 
 static void
+across (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "across", path, sizeof path);
+  const int64_t off = 60 << 20, len = (17 << 20) + 4096;
+
+  t_put (fd, 73 << 20, 2 << 20, 65);
+  t_put (fd, 79 << 20, 1 << 20, 66);
+  fsync (fd);
+  int r = posix_fallocate64 (fd, off, len);
+  fsync (fd);
+  int64_t before = lseek64 (fd, 0, SEEK_DATA);
+  int64_t after = lseek64 (fd, off + len, SEEK_DATA);
+  t_ok (r == 0 && before == off && after == 79 << 20
+	&& t_nohole (fd, off, len) && t_same (fd, 73 << 20, 2 << 20, 65)
+	&& t_same (fd, 79 << 20, 1 << 20, 66),
+	"across: [60 MiB, 77 MiB + 4 KiB) of an 80 MiB sparse file: 0 (got "
+	"%d), data from %lld (want %lld), next past the range at %lld (want "
+	"%lld), data kept", r, (long long) before, (long long) off,
+	(long long) after, 79LL << 20);
+  close (fd);
+  unlink (path);
+}
+
+/* Exactly the blocks of [OFF, OFF + LEN) are data in FD's file, of
+   blocks of BS bytes (SEEK_HOLE finds the end of file at the latest).  */
+static int
+only (int fd, int64_t off, int64_t len, int64_t bs)
+{
+  int64_t end = (off + len + bs - 1) / bs * bs, size = t_size (fd);
+
+  fsync (fd);
+  return lseek64 (fd, 0, SEEK_DATA) == off - off % bs
+	 && lseek64 (fd, off, SEEK_HOLE) == (end < size ? end : size);
+}
+
+static void
+pages (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "pages", path, sizeof path);
+  struct statvfs v;
+  int64_t bs = fstatvfs (fd, &v) == 0 ? (int64_t) v.f_bsize : 4096;
+
+  ftruncate (fd, 16 << 20);
+  int r = posix_fallocate64 (fd, 5120, 2048);
+  t_ok (r == 0 && only (fd, 5120, 2048, bs), "pages: 2 KiB at 5 KiB of a "
+	"sparse file, blocks of %lld: 0 (got %d), exactly the range's "
+	"blocks are data", (long long) bs, r);
+  ftruncate (fd, 0);
+  ftruncate (fd, 10240);
+  r = posix_fallocate64 (fd, 13312, 2048);
+  t_ok (r == 0 && only (fd, 13312, 2048, bs) && t_size (fd) == 15360,
+	"pages: 2 KiB at 13 KiB past the end of a 10 KiB file, blocks of "
+	"%lld: 0 (got %d), exactly the range's blocks are data", (long long) bs,
+	r);
+  close (fd);
+  unlink (path);
+}
+
+static void
 ends (void)
 {
   char path[4096];
@@ -539,6 +607,8 @@ main (int argc, char **argv)
   efbig ();
   gap ();
   outside ();
+  across ();
+  pages ();
   ends ();
   return t_done ();
 }
