@@ -241,6 +241,14 @@ folio_max (void)
   return (int64_t) sysconf (_SC_PAGESIZE) * 2048;
 }
 
+/* X rounded up to a multiple of M, or past it by M: INT64_MAX at most
+   (a range may end there).  */
+static int64_t
+up (int64_t x, int64_t m)
+{
+  return x > INT64_MAX - m ? INT64_MAX : x - x % m + m;
+}
+
 /* Within folio_max of the range's ends, where the file goes on past
    them, no fault of ours may find or make a folio that reaches outside
    the range.  Before anything else in that block of the file: its page
@@ -276,7 +284,7 @@ edges (struct fill *fl, int64_t from, int64_t to)
 
   for (int i = 0; i < 2; i++)
     {
-      int64_t a = e[i] - e[i] % m, b = a + m;
+      int64_t a = e[i] - e[i] % m, b = up (a, m);
       int64_t lo = a > from ? a : from, hi = b < to ? b : to;
 
       if (e[i] < 0 || (fl->edged & (1 << i)) || lo >= hi)
@@ -329,7 +337,7 @@ advise_huge (struct fill *fl)
 	       ? fl->at + (int64_t) fl->len : fl->end;
 
   lo = lo > fl->at ? lo : fl->at;
-  lo += (huge - lo % huge) % huge;
+  lo = lo % huge ? up (lo, huge) : lo;
   hi -= hi % huge;
   if (hi > lo)
     madvise (fl->p + (lo - fl->at), (size_t) (hi - lo), MADV_HUGEPAGE);
@@ -365,7 +373,7 @@ map_window (struct fill *fl, int64_t at)
   for (int i = 0; i < 2; i++)
     {
       int64_t m = folio_max (), e = edge (fl, i);
-      int64_t a = e - e % m, b = a + m;
+      int64_t a = e - e % m, b = up (a, m);
 
       a = a > at ? a : at;
       b = b < at + (int64_t) len ? b : at + (int64_t) len;
@@ -614,7 +622,7 @@ fill_hole (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
   if (fl->map && fl->bs < page)
     {
       int64_t size = fl->made > fl->size0 ? fl->made : fl->size0, err;
-      int64_t lo = fl->off + (page - fl->off % page) % page;
+      int64_t lo = fl->off % page ? up (fl->off, page) : fl->off;
       int64_t hi = fl->end < size ? fl->end - fl->end % page : fl->end;
 
       if (lo >= hi || to <= lo || from >= hi)
@@ -894,9 +902,10 @@ ends_first (struct fill *fl, int64_t lim)
   for (int i = 0; i < 2; i++)
     {
       int64_t e = edge (fl, i), a = e - e % m;
-      int64_t lo = a > fl->off ? a : fl->off, hi = a + m < lim ? a + m : lim;
+      int64_t lo = a > fl->off ? a : fl->off, hi = up (a, m);
       int err;
 
+      hi = hi < lim ? hi : lim;
       if (e >= 0 && lo < hi && (err = holes (fl, lo, hi, NULL)))
 	return err;
     }
