@@ -56,6 +56,11 @@
                                    (0 or the errno, in thread order),
                                    then "nofile SOFT HARD", our own
                                    RLIMIT_NOFILE
+   t-sv errnos DIR [sv]            each errno a call can get provoked
+                                   (DIR on ext2: the fallback's ENOSPC):
+                                   PASS/FAIL, each one arrives unchanged;
+                                   sv: under the supervisor (our parent),
+                                   which is stopped for one more: EINTR
    t-sv status CMD [ARGS...]       run CMD, print its wait status: "exit N"
                                    or "signal N core 0|1"
    t-sv signals READY [SECONDS]    count SIGTERMs: create READY, wait up
@@ -64,6 +69,7 @@
 
    Each call also prints "pid PID", for the trace.  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -71,11 +77,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/swap.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -696,6 +706,217 @@ status (char **argv)
   return 0;
 }
 
+/* <linux/fs.h>'s, which musl-gcc does not have.  */
+#ifndef FS_IOC_GETFLAGS
+# define FS_IOC_GETFLAGS _IOR ('f', 1, long)
+# define FS_IOC_SETFLAGS _IOW ('f', 2, long)
+#endif
+#ifndef FS_IMMUTABLE_FL
+# define FS_IMMUTABLE_FL 0x00000010
+#endif
+
+/* errnos: each errno a fallocate call can get, provoked on purpose (the
+   kernel's checks in vfs_fallocate, and on a filesystem without
+   fallocate, ext2, the supervisor's fallback), each checked to arrive
+   unchanged.  SV: run under the supervisor, whose answer carries the
+   errno back (supervise/answer.c); unsupervised, the kernel's answers
+   (the control: EOPNOTSUPP where the supervisor would fall back), and
+   no EINTR case (the kernel answers at once).  */
+static void
+errno_is (const char *what, int got, int want)
+{
+  char line[300];
+
+  snprintf (line, sizeof line, "%s: %s (got %d %s)", what,
+	    strerror (want), got, got ? strerror (got) : "success");
+  ok (got == want, line);
+}
+
+static void
+on_alarm (int sig)
+{
+  (void) sig;
+}
+
+/* Whether every thread of process PID is stopped, waiting up to 10 s: a
+   SIGSTOP takes effect a while after kill returns.  */
+static int
+all_stopped (pid_t pid)
+{
+  struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+  char path[300];
+
+  for (int i = 0; i < 1000; i++)
+    {
+      int running = 0;
+      struct dirent *e;
+      DIR *d;
+
+      snprintf (path, sizeof path, "/proc/%ld/task", (long) pid);
+      if ((d = opendir (path)) == NULL)
+	return 0;
+      while ((e = readdir (d)) != NULL && !running)
+	{
+	  char buf[512], *p;
+	  FILE *f;
+
+	  if (e->d_name[0] == '.')
+	    continue;
+	  snprintf (path, sizeof path, "/proc/%ld/task/%s/stat", (long) pid,
+		    e->d_name);
+	  if ((f = fopen (path, "r")) == NULL)
+	    continue;
+	  buf[0] = '\0';
+	  if (fgets (buf, sizeof buf, f) == NULL)
+	    buf[0] = '\0';
+	  fclose (f);
+	  p = strrchr (buf, ')');
+	  running = p == NULL || p[1] != ' ' || (p[2] != 'T' && p[2] != 't');
+	}
+      closedir (d);
+      if (!running)
+	return 1;
+      nanosleep (&ms10, NULL);
+    }
+  return 0;
+}
+
+static char swap_path[4096];
+
+static void
+swap_off (void)
+{
+  if (swap_path[0])
+    swapoff (swap_path);
+}
+
+static int
+errnos (const char *dir, int sv)
+{
+  char path[4096];
+  int fd, rd, p[2], null, dead, st;
+  struct statvfs vfs;
+
+  snprintf (path, sizeof path, "%s/errnos", dir);
+  fd = open (path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  rd = open (path, O_RDONLY);
+  null = open ("/dev/null", O_WRONLY);
+  if (fd < 0 || rd < 0 || null < 0 || pipe (p) < 0 || fstatvfs (fd, &vfs) < 0
+      || (dead = dup (fd)) < 0 || close (dead) < 0)
+    {
+      perror ("errnos");
+      return 2;
+    }
+  /* Mode 0, which the supervisor is sent with or without a policy.  */
+  errno_is ("a descriptor not open", raw (dead, 0, 0, 4096), EBADF);
+  errno_is ("a descriptor open read-only", raw (rd, 0, 0, 4096), EBADF);
+  errno_is ("length 0", raw (fd, 0, 0, 0), EINVAL);
+  errno_is ("a negative offset", raw (fd, 0, -4096, 4096), EINVAL);
+  errno_is ("a pipe", raw (p[1], 0, 0, 4096), ESPIPE);
+  errno_is ("/dev/null", raw (null, 0, 0, 4096), ENODEV);
+  errno_is ("offset + length past the largest offset",
+	    raw (fd, 0, 0x7fffffffffff0000LL, 0x20000), EFBIG);
+  /* Twice the filesystem's size: ext2 refuses (EOPNOTSUPP), then the
+     fallback finds too little space.  */
+  long long big = (long long) vfs.f_blocks * (long long) vfs.f_frsize * 2;
+  int r = raw (fd, 0, 0, big);
+  if (!sv && r == EOPNOTSUPP)
+    errno_is ("twice the filesystem's size, unsupervised on a filesystem "
+	      "without fallocate", r, EOPNOTSUPP);
+  else
+    errno_is ("twice the filesystem's size", r, ENOSPC);
+  /* A mode no kernel knows: sent to the supervisor under a policy or a
+     trace only; the kernel's answer either way.  */
+  errno_is ("mode 0x100", raw (fd, 0x100, 0, 4096), EOPNOTSUPP);
+
+  /* Immutable (chattr +i): EPERM.  */
+  int flags = 0;
+  if (ioctl (fd, FS_IOC_GETFLAGS, &flags) < 0
+      || (flags |= FS_IMMUTABLE_FL, ioctl (fd, FS_IOC_SETFLAGS, &flags) < 0))
+    printf ("UNSUPPORTED: an immutable file: FS_IOC_SETFLAGS: %s\n",
+	    strerror (errno));
+  else
+    {
+      errno_is ("an immutable file", raw (fd, 0, 0, 4096), EPERM);
+      flags &= ~FS_IMMUTABLE_FL;
+      ioctl (fd, FS_IOC_SETFLAGS, &flags);
+    }
+
+  /* An active swap file: ETXTBSY.  */
+  static char zeros[1 << 20];
+  snprintf (swap_path, sizeof swap_path, "%s/errnos-swap", dir);
+  int sfd = open (swap_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  for (int i = 0; sfd >= 0 && i < 4; i++)
+    if (pwrite (sfd, zeros, sizeof zeros, (off_t) i << 20) != sizeof zeros)
+      break;
+  if (sfd >= 0)
+    fsync (sfd);
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      int n = open ("/dev/null", O_WRONLY);
+      dup2 (n, 1);
+      dup2 (n, 2);
+      execlp ("mkswap", "mkswap", swap_path, (char *) NULL);
+      _exit (127);
+    }
+  if (pid < 0 || waitpid (pid, &st, 0) != pid || !WIFEXITED (st)
+      || WEXITSTATUS (st) != 0)
+    printf ("UNSUPPORTED: an active swap file: mkswap failed or is "
+	    "missing\n");
+  else if (swapon (swap_path, 0) < 0)
+    printf ("UNSUPPORTED: an active swap file: swapon: %s\n",
+	    strerror (errno));
+  else
+    {
+      atexit (swap_off);
+      errno_is ("an active swap file", raw (sfd, 0, 0, 8192), ETXTBSY);
+      swapoff (swap_path);
+      swap_path[0] = '\0';
+    }
+  close (sfd);
+  snprintf (path, sizeof path, "%s/errnos-swap", dir);
+  unlink (path);
+
+  /* A signal while the call waits for the supervisor (stopped, our
+     parent): EINTR, from a handler without SA_RESTART.  */
+  if (sv)
+    {
+      struct sigaction sa;
+      struct itimerval it = { { 0, 0 }, { 0, 300 * 1000 } };
+      pid_t parent = getppid (), h;
+
+      memset (&sa, 0, sizeof sa);
+      sa.sa_handler = on_alarm;
+      sigaction (SIGALRM, &sa, NULL);
+      if (kill (parent, SIGSTOP) < 0)
+	return 2;
+      if ((h = fork ()) == 0)
+	{
+	  sleep (15);
+	  kill (parent, SIGCONT);
+	  _exit (0);
+	}
+      if (!all_stopped (parent))
+	{
+	  kill (parent, SIGCONT);
+	  printf ("FAIL: a signal while the supervisor is stopped: not "
+		  "stopped after 10 s\n");
+	  return 1;
+	}
+      setitimer (ITIMER_REAL, &it, NULL);
+      r = raw (fd, 0, 0, 4096);
+      kill (parent, SIGCONT);
+      kill (h, SIGKILL);
+      waitpid (h, NULL, 0);
+      errno_is ("a signal while the supervisor is stopped", r, EINTR);
+    }
+  close (fd);
+  snprintf (path, sizeof path, "%s/errnos", dir);
+  unlink (path);
+  return failures ? 1 : 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -786,6 +1007,8 @@ main (int argc, char **argv)
     return many (argv[2], atoi (argv[3]), atol (argv[4]));
   if ((argc == 3 || argc == 4) && strcmp (argv[1], "signals") == 0)
     return count_signals (argv[2], argc == 4 ? atoi (argv[3]) : 30);
+  if ((argc == 3 || argc == 4) && strcmp (argv[1], "errnos") == 0)
+    return errnos (argv[2], argc == 4 && strcmp (argv[3], "sv") == 0);
   if (argc == 4 && strcmp (argv[1], "killed") == 0)
     return killed (argv[2], atol (argv[3]));
   fprintf (stderr, "usage: see tests/progs/t-sv.c\n");
