@@ -7,7 +7,10 @@
    the server gave (0 bytes written: EIO), the data unchanged, and on
    failure the size set back to what it was.  A server that accepts
    writes and drops them (the size never grows) gets EIO, through an
-   O_APPEND descriptor too.  */
+   O_APPEND descriptor too: one the library reopens for writing (then
+   extends the file at exact offsets), and one it cannot (the server
+   refuses opens for writing after the file's creation), whose open file
+   it appends through (fa-fill.c's append), counting what it appended.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +43,8 @@ call (int fd)
   return WIFEXITED (st) ? WEXITSTATUS (st) : -1;
 }
 
+/* FLAGS: 0, the descriptor that created the file; -1, the same with
+   O_APPEND set by fcntl; else a descriptor opened with FLAGS.  */
 static void
 one (const char *dir, const char *name, int flags, int want)
 {
@@ -47,7 +52,14 @@ one (const char *dir, const char *name, int flags, int want)
   int fd = t_create (dir, name, path, sizeof path);
 
   t_put (fd, 0, DATA, 7);
-  int cfd = flags ? open (path, flags) : fd;
+  if (flags == -1 && fcntl (fd, F_SETFL, O_APPEND) < 0)
+    {
+      t_ok (0, "%s: F_SETFL O_APPEND (%s)", name, strerror (errno));
+      close (fd);
+      unlink (path);
+      return;
+    }
+  int cfd = flags > 0 ? open (path, flags) : fd;
   int r = call (cfd);
   if (cfd != fd)
     close (cfd);
@@ -81,5 +93,8 @@ main (int argc, char **argv)
   /* Writes that succeed and change nothing: EIO, not 0 nor a loop.  */
   one (argv[1], "still", 0, EIO);
   one (argv[1], "still-append", O_WRONLY | O_APPEND, EIO);
+  /* No descriptor of the library's own can write (the server refuses
+     the open): appended through the caller's.  */
+  one (argv[1], "still-ro-append", -1, EIO);
   return t_done ();
 }

@@ -9,11 +9,16 @@
      enospc*  ENOSPC, as a full backing store would, free space or not;
      short*   at most 512 bytes per write there (legal, just slow);
      still*   accepted and dropped: the size never grows past 64 KiB
-	      (attributes are not cached, so the kernel asks each time).
+	      (attributes are not cached, so the kernel asks each time);
+     still-ro*  the same, and opened for writing only by its creation:
+	      an open for writing afterwards is EACCES (a server's own
+	      permission check, which root does not bypass), so a
+	      descriptor of the library's own can only read.
    Anything else behaves.  Single-threaded (-s); it goes into the
    background once mounted, and exits when unmounted (fusermount3 -u).  */
 #define FUSE_USE_VERSION 31
 #include <errno.h>
+#include <fcntl.h>
 #include <fuse.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,7 +112,12 @@ static int
 bad_open (const char *path, struct fuse_file_info *fi)
 {
   direct (path, fi);
-  return find (path) ? 0 : -ENOENT;
+  if (!find (path))
+    return -ENOENT;
+  if (strncmp (path + 1, "still-ro", 8) == 0
+      && (fi->flags & O_ACCMODE) != O_RDONLY)
+    return -EACCES;
+  return 0;
 }
 
 static int
