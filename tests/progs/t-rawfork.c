@@ -1,0 +1,130 @@
+/* t-rawfork DIR: the per-file lock of fa-file.c (__fa_lock) in a child
+   made by a raw fork (syscall (SYS_fork): no atfork handler runs), whose
+   thread-local thread ID is still the parent's thread's.  Run under
+   fa-seccomp ENOSYS, so that posix_fallocate takes the fallback, which
+   takes the lock.  In the child, the main thread fills 1 GiB of a file;
+   50 ms into it a second thread asks for 4 KiB past its end, which
+   must wait its turn: PASS if it returns after the main thread's call
+   lets the lock go, FAIL if 20 ms or more before its return (it took the lock, named by the parent's thread ID,
+   which is not in the child, as abandoned).  Three ways to make the
+   child: fork () (the atfork handler forgets the ID), a raw fork by a
+   parent that never called (no ID cached), and a raw fork after a call
+   of the parent's (the parent's ID cached): CASE 0, 1, 2 (all three by
+   default).  The last fails: the thread ID cached in a __thread
+   variable outlives the raw fork (rawfork.exp reports it KFAIL).  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <fallocate.h>
+#include "tcheck.h"
+
+#define BIG (1LL << 30)
+
+static int fd;
+static volatile int started;
+static long t_small, t_big;
+
+static long
+now_us (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000L + t.tv_nsec / 1000;
+}
+
+static void *
+small (void *arg)
+{
+  struct timespec ms50 = { 0, 50 * 1000 * 1000 };
+
+  (void) arg;
+  while (!__atomic_load_n (&started, __ATOMIC_SEQ_CST))
+    ;
+  nanosleep (&ms50, NULL);
+  int r = posix_fallocate64 (fd, BIG + 4096, 4096);
+  t_small = now_us ();
+  return (void *) (long) r;
+}
+
+/* In the child: the two calls; exit 0 if the small one waited, 1 if it
+   returned first, 2 on an error.  */
+static int
+child (void)
+{
+  pthread_t t;
+  void *r;
+
+  if (pthread_create (&t, NULL, small, NULL) != 0)
+    return 2;
+  __atomic_store_n (&started, 1, __ATOMIC_SEQ_CST);
+  int big = posix_fallocate64 (fd, 0, BIG);
+  t_big = now_us ();
+  pthread_join (t, &r);
+  printf ("# %s: big %d, small %ld, small returned %ld us %s the big one\n",
+	  "child", big, (long) r, labs (t_big - t_small),
+	  t_small < t_big ? "before" : "after");
+  fflush (stdout);
+  if (big || r)
+    return 2;
+  /* The big call's last steps after it lets the lock go (its return,
+     the clock) take microseconds; a call that did not wait returns some
+     100 ms before.  */
+  return t_small < t_big - 20000 ? 1 : 0;
+}
+
+static void
+one (const char *dir, const char *how, int raw, int cache)
+{
+  char path[4096];
+  int st;
+
+  fd = t_create (dir, "rawfork", path, sizeof path);
+  if (cache && posix_fallocate64 (fd, 0, 4096) != 0)
+    t_ok (0, "%s: the parent's call", how);
+  fflush (stdout);
+  pid_t pid = raw ? (pid_t) syscall (SYS_fork) : fork ();
+  if (pid == 0)
+    _exit (child ());
+  if (pid < 0 || waitpid (pid, &st, 0) != pid || !WIFEXITED (st)
+      || WEXITSTATUS (st) == 2)
+    t_ok (0, "%s: the child's calls (status %#x)", how, st);
+  else
+    t_ok (WEXITSTATUS (st) == 0, "%s: a second thread's call on the same "
+	  "file waits for the first's", how);
+  close (fd);
+  unlink (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc != 2 && argc != 3)
+    {
+      fprintf (stderr, "usage: t-rawfork DIR [0|1|2]\n");
+      return 2;
+    }
+  if (!t_filtered ())
+    {
+      t_unsupported ("not under fa-seccomp ENOSYS: the kernel's fallocate "
+		     "takes no lock of ours");
+      return t_done ();
+    }
+  /* First: no call made in this process yet.  CASE: that one alone.  */
+  int only = argc == 3 ? atoi (argv[2]) : -1;
+  if (only < 0 || only == 0)
+    one (argv[1], "raw fork, no ID cached", 1, 0);
+  if (only < 0 || only == 1)
+    one (argv[1], "fork", 0, 1);
+  if (only < 0 || only == 2)
+    one (argv[1], "raw fork, the parent's ID cached", 1, 1);
+  return t_done ();
+}
