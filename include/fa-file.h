@@ -5,7 +5,9 @@
 
 #include "fa-internal.h"
 /* The descriptor layer of the fallback and the emulation
-   (sysdeps/unix/sysv/linux/fa-file.c): they work through the caller's
+   (sysdeps/unix/sysv/linux/: fa-file.c the checks and what is learnt
+   about the file, fa-lock.c the turns calls take, fa-holes.c finding
+   holes, fa-own.c the descriptor of our own): they work through the caller's
    descriptor, never move its offset, never open one of their own in the
    caller's descriptor table.  Each returns 0 or an error number unless
    said otherwise.  */
@@ -58,12 +60,16 @@ FA_HIDDEN void __fa_lock (struct fa_file *f);
 FA_HIDDEN void __fa_unlock (struct fa_file *f);
 /* Nonzero if calls of ours may have changed the file since F's check.  */
 FA_HIDDEN int __fa_stale (const struct fa_file *f);
+/* How many calls have finished (__fa_unlock), as __fa_stale compares.  */
+FA_HIDDEN unsigned __fa_generation (void);
 /* What a caller's O_SYNC or O_DSYNC asks after writes that did not wait.  */
 FA_HIDDEN int __fa_sync (const struct fa_file *f);
 /* EFBIG if END lies past the filesystem's largest file.  */
 FA_HIDDEN int __fa_too_big (struct fa_file *f, int64_t end);
 /* Whether holes can be found in F's file.  */
 FA_HIDDEN int __fa_holes_known (struct fa_file *f);
+/* Where holes cannot be found: whether F's filesystem cannot hold any.  */
+FA_HIDDEN int __fa_solid (const struct fa_file *f);
 /* N zero bytes written at POS (not through O_APPEND), *DONE of them.  */
 FA_HIDDEN int __fa_write_zeros (struct fa_file *f, int64_t pos, size_t n,
 				size_t *done);

@@ -81,7 +81,7 @@ writer (void *arg)
 
 /* Blocks that do not read as last written (or as zeros if never); *WINDOW
    counts apart those whose only wrong byte is the range's last one, zero:
-   the one window fa-fill.c documents for its mapping way (a writer that
+   the one window fa-map.c documents for its mapping way (a writer that
    writes that byte past the end of file between the fill's fstat and its
    one-byte write there); with WRITING, any block's last byte, zero.  */
 static long
@@ -155,7 +155,7 @@ rounds (const char *dir, int nrounds, const char *layout)
       bad += lost (&window);
       /* Appending past the end of file may land after the writer's
 	 block: up to one 1 MiB append beyond the range, all zeros
-	 (fa-fill.c).  Anything else is wrong.  */
+	 (fa-map.c).  Anything else is wrong.  */
       int64_t size = t_size (fd), want = (int64_t) NBLK * BLK;
       oversize += size < want || size > want + (1 << 20)
 		  || !t_zero (fd, want, (size_t) (size - want));

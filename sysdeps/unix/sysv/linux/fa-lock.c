@@ -1,0 +1,139 @@
+/* Calls of ours on the same file take turns.
+
+   Two calls of ours on the same file at once, from two threads, would
+   each see the other's zeros as someone else's and the file could end
+   up longer than either asked.  They take turns, per file: a lock per
+   stripe of inode numbers, so that calls on other files rarely wait.
+
+   A call from a signal handler that interrupted a call of ours in the
+   same thread goes on without the lock rather than wait for itself.  So
+   a stripe's word is its holder's thread ID, 0 when free: taking it and
+   naming the holder are one compare-and-swap, letting it go one store,
+   and a handler, wherever it interrupts, finds the word either free or
+   naming its own thread (a mutex with its holder recorded beside it
+   leaves a gap on each side where the handler waits for itself).
+   Nothing else is taken on the way, not even a pthread_once (a handler
+   interrupting its first run waits for itself).  Such a call never
+   waits for another thread either: two threads each interrupted by a
+   handler that calls on the file the other is filling would wait for
+   each other for ever; it goes on as a call from another process would,
+   without a turn.  A child forked while another thread held a lock gets
+   them all free (pthread_atfork); one made by clone or a raw fork,
+   which run no atfork handler, finds the holder missing from its thread
+   group and takes the word over.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include "fa-file.h"
+
+/* Counts the calls that have finished (__fa_unlock): one that finds it
+   unchanged once it holds its lock knows that no call of ours changed
+   the file since its check, and needs no second fstat.  */
+static unsigned generation;
+
+#define STRIPES 16
+static struct
+{
+  int owner;			/* thread ID of the holder, or 0 */
+  int waiters;			/* threads asleep on owner, or about to be */
+} stripe[STRIPES];
+
+/* The thread's ID, asked once per thread (gettid is a system call); 0
+   until then, and again in a forked child, where it changed.  */
+static __thread int tid;
+
+/* How many stripes this thread holds: more than 0 in a handler that
+   interrupted a call of ours.  */
+static __thread int holding;
+
+/* Whether thread HELD is gone from this process (tgkill's ESRCH).  */
+static int
+gone_holder (int held)
+{
+  int saved = errno, r;
+
+  r = syscall (SYS_tgkill, getpid (), held, 0) < 0 && errno == ESRCH;
+  errno = saved;
+  return r;
+}
+
+static void
+forked (void)
+{
+  memset (stripe, 0, sizeof stripe);
+  tid = holding = 0;
+}
+
+/* When the library is loaded: pthread_atfork at the first call would
+   need a pthread_once, which a signal handler can interrupt.  */
+static void __attribute__ ((constructor))
+init (void)
+{
+  pthread_atfork (NULL, NULL, forked);
+}
+
+void
+__fa_lock (struct fa_file *f)
+{
+  int i = (int) (f->st.st_ino % STRIPES);
+  int self = tid ? tid : (tid = (int) syscall (SYS_gettid)), held = 0;
+
+  f->locked = 0;
+  while (!__atomic_compare_exchange_n (&stripe[i].owner, &held, self, 0,
+				       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+    {
+      if (held == self || holding)
+	return;
+      if (gone_holder (held))
+	{
+	  __atomic_compare_exchange_n (&stripe[i].owner, &held, 0, 0,
+				       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	  held = 0;
+	  continue;
+	}
+      /* Asleep only while the word still names HELD; __fa_unlock wakes
+	 a sleeper it can see, and one it cannot see finds the word
+	 changed and does not sleep.  */
+      __atomic_add_fetch (&stripe[i].waiters, 1, __ATOMIC_SEQ_CST);
+      syscall (SYS_futex, &stripe[i].owner, FUTEX_WAIT_PRIVATE, held,
+	       NULL, NULL, 0);
+      __atomic_sub_fetch (&stripe[i].waiters, 1, __ATOMIC_SEQ_CST);
+      held = 0;
+    }
+  holding++;
+  f->locked = 1;
+}
+
+/* Nonzero if calls of ours may have changed the file since F's check.  */
+int
+__fa_stale (const struct fa_file *f)
+{
+  return __atomic_load_n (&generation, __ATOMIC_ACQUIRE) != f->gen;
+}
+
+void
+__fa_unlock (struct fa_file *f)
+{
+  int i = (int) (f->st.st_ino % STRIPES);
+
+  __atomic_add_fetch (&generation, 1, __ATOMIC_RELEASE);
+  if (f->locked)
+    {
+      holding--;
+      __atomic_store_n (&stripe[i].owner, 0, __ATOMIC_SEQ_CST);
+      if (__atomic_load_n (&stripe[i].waiters, __ATOMIC_SEQ_CST))
+	syscall (SYS_futex, &stripe[i].owner, FUTEX_WAKE_PRIVATE, 1,
+		 NULL, NULL, 0);
+    }
+}
+
+/* Read by __fa_check into F->gen.  */
+unsigned
+__fa_generation (void)
+{
+  return __atomic_load_n (&generation, __ATOMIC_ACQUIRE);
+}

@@ -1,0 +1,282 @@
+/* The descriptor of our own, and the thread aside that opens it.
+
+   What the caller's descriptor cannot write, a descriptor of our own
+   writes: opened through /proc by a thread of ours whose descriptor
+   table is its own, so that closing it drops none of the process's
+   record locks (the caller's table is never touched: fa-file.c says
+   why).  That is needed for holes inside the file through an O_WRONLY
+   descriptor (it can neither be mapped nor read), the writing way
+   through an O_APPEND or O_DIRECT one (the first appends whatever the
+   offset, the second refuses one-byte writes), space past the end of
+   file through an O_APPEND or O_DIRECT one, and past 2 GiB through a
+   32-bit program's descriptor without O_LARGEFILE (fa-plan.c,
+   __fa_needs_own, decides).  Not while a lease is held on the caller's
+   open file (opening would break it), by whichever process, nor without
+   /proc: then EBADF.
+
+   The windows of what runs through it are listed with the ways
+   (fa-map.c, fa-write.c).  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "fa-file.h"
+
+/* <linux/close_range.h>, which C libraries older than Linux 5.9's
+   headers lack.  */
+#define FA_CLOSE_RANGE_UNSHARE (1U << 1)
+
+struct own
+{
+  struct fa_file *f;
+  int (*fn) (void *);
+  void *arg;
+  char thread[48];		/* the caller's thread under /proc */
+  int xfsz;			/* a write of ours raised SIGXFSZ */
+};
+
+/* A descriptor table of the calling thread's own, empty: close_range
+   unshares the table and copies only the descriptors below the range it
+   closes, none here, so that none of the process's open files is held
+   (a pipe another thread closes reaches EOF at its reader at once) or
+   closed (a close of a copy is a FLUSH to a FUSE server).  Linux 5.9;
+   before that, or where a sandbox refuses close_range, unshare copies
+   the whole table, which holds every open file until the call ends.  */
+static int
+own_table (void)
+{
+#ifdef SYS_close_range
+  if (syscall (SYS_close_range, 0U, ~0U, FA_CLOSE_RANGE_UNSHARE) == 0)
+    return 0;
+#endif
+  return unshare (CLONE_FILES);
+}
+
+/* Whether a lease is held on F's file (opening it would break the lease
+   after a wait of up to lease-break-time, 45 s), by /proc/locks:
+   F_GETLEASE's answer is not translated by qemu-user, and F_UNLCK
+   differs between ABIs (alpha, hppa, sparc).  Whichever process took it:
+   the kernel grants no lease beside a writer, so while the caller's
+   descriptor is open for writing one can only be on that open file, and
+   a child that inherited it may have taken it.  The device is compared
+   but on btrfs, whose st_dev is its subvolume's, not the superblock's
+   that /proc/locks names.  In __fa_aside's thread, so nothing is opened
+   in the process's table.  */
+static int
+leased (const struct fa_file *f)
+{
+  char line[256], type[16];
+  unsigned long long ino;
+  unsigned maj, min;
+  int found = 0;
+  FILE *l = fopen ("/proc/locks", "re");
+
+  if (l == NULL)
+    return 0;
+  while (!found && fgets (line, sizeof line, l))
+    found = sscanf (line, "%*d: %15s %*s %*s %*d %x:%x:%llu", type, &maj,
+		    &min, &ino) == 4
+	    && strcmp (type, "LEASE") == 0
+	    && ino == (unsigned long long) f->st.st_ino
+	    && (f->fs.f_type == FA_BTRFS
+		|| (maj == major (f->st.st_dev) && min == minor (f->st.st_dev)));
+  fclose (l);
+  return found;
+}
+
+/* The process's descriptor FD copied into the calling thread's table
+   (pidfd_getfd on our own process, Linux 5.6), or -1.  */
+static int
+own_copy (int fd)
+{
+#if defined SYS_pidfd_open && defined SYS_pidfd_getfd
+  int pidfd = (int) syscall (SYS_pidfd_open, getpid (), 0), copy = -1;
+
+  if (pidfd >= 0)
+    {
+      copy = (int) syscall (SYS_pidfd_getfd, pidfd, fd, 0);
+      close (pidfd);
+    }
+  return copy;
+#else
+  (void) fd;
+  return -1;
+#endif
+}
+
+/* The caller's descriptor of O reopened through the caller's thread in
+   /proc (/proc/self/fd is the main thread's, which may have exited), the
+   file's fstat in *ST: the new descriptor, or -1.  */
+static int
+reopen (const struct own *o, struct stat64 *st)
+{
+  const struct fa_file *f = o->f;
+  /* O_APPEND: an append-only file (chattr +a) opens for writing no
+     other way.  */
+  static const int tries[] = { O_RDWR, O_WRONLY, O_WRONLY | O_APPEND,
+			       O_RDONLY };
+  char path[96];
+  int nfd = -1;
+
+  snprintf (path, sizeof path, "/proc/%s/fd/%d", o->thread, f->fd);
+  for (int i = 0; nfd < 0 && i < 4; i++)
+    nfd = open (path, tries[i] | O_CLOEXEC | O_NOCTTY | O_LARGEFILE);
+  /* Something else mounted on /proc would give another file.  */
+  if (nfd >= 0 && (fstat64 (nfd, st) < 0 || st->st_dev != f->st.st_dev
+		   || st->st_ino != f->st.st_ino))
+    {
+      close (nfd);
+      nfd = -1;
+    }
+  return nfd;
+}
+
+/* The thread of __fa_own.  Its descriptor table is its own: what it
+   opens and closes there is nobody else's business, nor are the
+   process's record locks, which belong to the table the process shares.
+   The caller's descriptor is reopened (reopen).  */
+static int
+own (void *arg)
+{
+  struct own *o = arg;
+  struct fa_file *f = o->f, saved = *f;
+  struct stat64 st;
+  sigset_t pending;
+  int err, nfd, wfd = -1;
+
+  if (leased (f))
+    return EBADF;
+  f->own = 1;
+  nfd = reopen (o, &st);
+  /* lseek is asked only where FIEMAP is missing, and believed only on
+     tmpfs: most filesystems without FIEMAP (jfs, exfat, FUSE servers)
+     answer through generic_file_llseek, all of the file data, which
+     shows only in a file that is sparse right now.  A tmpfs file that is
+     sparse by st_blocks and has no hole is the same lie (a test makes
+     it).  */
+  if (nfd >= 0 && f->fs.f_type == FA_TMPFS
+      && (lseek64 (nfd, 0, SEEK_HOLE) < st.st_size
+	  || st.st_blocks * 512 >= st.st_size))
+    f->seek = nfd;
+  /* Written through if it can write; the caller's O_DSYNC still asks
+     for the sync at the end.  Where the file's mode no longer lets us
+     open it for writing, through the caller's open file, copied into
+     our table.  */
+  if (nfd >= 0 && ((f->flags = fcntl (nfd, F_GETFL)) & O_ACCMODE) != O_RDONLY)
+    {
+      f->fd = nfd;
+      f->flags |= saved.flags & O_DSYNC;
+    }
+  else if (!(saved.flags & O_DIRECT) && (wfd = own_copy (f->fd)) >= 0)
+    {
+      f->fd = wfd;
+      f->flags = saved.flags;
+    }
+  else
+    {
+      if (nfd >= 0)
+	close (nfd);
+      f->flags = saved.flags;
+      f->seek = -1;
+      f->own = 0;
+      return EBADF;
+    }
+  err = o->fn (o->arg);
+  /* The kernel sends SIGXFSZ to the thread that wrote past the limit:
+     ours, where it is blocked and dies with it; the caller gets it.  */
+  o->xfsz = sigpending (&pending) == 0 && sigismember (&pending, SIGXFSZ);
+  if (nfd >= 0)
+    close (nfd);
+  if (wfd >= 0)
+    close (wfd);
+  f->fd = saved.fd;
+  f->flags = saved.flags;
+  f->seek = -1;
+  f->own = 0;
+  return err;
+}
+
+struct aside
+{
+  int (*fn) (void *);
+  void *arg;
+};
+
+static void *
+aside (void *arg)
+{
+  struct aside *a = arg;
+
+  if (own_table () < 0)
+    return (void *) (intptr_t) EBADF;
+  return (void *) (intptr_t) a->fn (a->arg);
+}
+
+/* FN (ARG) in a thread of ours whose descriptor table is its own and
+   empty, with every signal blocked: what it opens and closes there
+   touches no descriptor, record lock or lease of the process.  FN's
+   result; EBADF if no such table can be had or no thread made (a
+   sandbox refusing clone3 with EPERM), ENOMEM for EAGAIN.  */
+int
+__fa_aside (int (*fn) (void *), void *arg)
+{
+  struct aside a = { fn, arg };
+  sigset_t all, old;
+  pthread_t t;
+  void *ret;
+  int err;
+
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  err = pthread_create (&t, NULL, aside, &a);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  if (err)
+    return err == EAGAIN ? ENOMEM : EBADF;
+  pthread_join (t, &ret);
+  return (int) (intptr_t) ret;
+}
+
+/* FN (ARG) run with F's descriptor and flags those of a descriptor of
+   our own for the same file, opened read-write where the file allows,
+   else write-only, else read-only (then only F->seek is it), in
+   __fa_aside's thread: for what the caller's descriptor cannot do (an
+   O_APPEND one writes only at the end, an O_DIRECT one only aligned
+   blocks, an O_WRONLY one cannot be mapped, none can be lseeked without
+   moving the caller's offset).  Where the file's mode no longer lets it
+   be opened for writing, writes go through a copy of the caller's
+   descriptor, with its flags (not an O_DIRECT one: EBADF).  EBADF if
+   the process holds a lease on the file (opening would break it) or
+   there is no /proc.  */
+int
+__fa_own (struct fa_file *f, int (*fn) (void *), void *arg)
+{
+  struct own o = { f, fn, arg, "", 0 };
+  ssize_t n;
+  int err;
+
+  /* Already in ours: another would open the same.  */
+  if (f->own)
+    return fn (arg);
+  /* The caller's thread as /proc names it: in a pid namespace whose
+     /proc is its parent's, "TGID/task/TID" with the parent's numbers,
+     not gettid's.  */
+  n = readlink ("/proc/thread-self", o.thread, sizeof o.thread - 1);
+  if (n > 0)
+    o.thread[n] = '\0';
+  else
+    snprintf (o.thread, sizeof o.thread, "self/task/%ld",
+	      (long) syscall (SYS_gettid));
+  err = __fa_aside (own, &o);
+  if (o.xfsz)
+    raise (SIGXFSZ);
+  return err;
+}
