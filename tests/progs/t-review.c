@@ -1,0 +1,327 @@
+/* t-review DIR: defects an outside review found in the posix_fallocate
+   fallback, each asserted as the kernel's own fallocate answers.  Run
+   without fa-seccomp (the kernel's answers, where it has fallocate: what
+   the assertions are measured against) and under fa-seccomp ENOSYS (the
+   fallback):
+   - maxbytes (item 2): on xfs and btrfs, whose largest file is
+     INT64_MAX bytes, a range ending exactly there, (INT64_MAX - 4096,
+     4096) and (INT64_MAX - 1, 1) on a new file: 0 and st_size INT64_MAX;
+     one byte further, (INT64_MAX - 4095, 4096) and (INT64_MAX, 1): EFBIG
+     and the size still 0;
+   - fsize (item 3): RLIMIT_FSIZE 4 KiB (SIGXFSZ ignored), a 1 MiB sparse
+     file made before, [66560, 132096) allocated: 0, the range all
+     allocated, no block outside it, the data kept (a fallback writing
+     the sub-page blocks at the range's ends met the limit: EFBIG);
+   - lease (item 4): a 64 KiB file with holes, opened once O_RDWR|O_DIRECT
+     and once O_RDWR|O_APPEND, its open file holding a write lease, 2 KiB
+     at 5 KiB (block-aligned, not page-aligned on 1 KiB blocks): 0, the
+     range's blocks allocated and nothing else, the lease still held;
+   - outside (item 5): a 30 MiB sparse file read through with pread (the
+     page cache then holds large folios), [7853057, 10179438): 0, no
+     block outside the range's blocks allocated (44-49 KiB were on 1 KiB
+     blocks).
+   Allocation is read by FIEMAP (unwritten extents too: what the kernel
+   allocates reads as a hole to SEEK_DATA on ext4 and xfs), on tmpfs by
+   st_blocks; at the filesystem's block size (statvfs).  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <fallocate.h>
+#include "tcheck.h"
+
+static const char *dir;
+
+#define MAXEXT 4096
+static int64_t ext_lo[MAXEXT], ext_hi[MAXEXT];
+static int next;
+
+/* FD's allocated extents within [0, its size), into ext_lo/ext_hi, by
+   FIEMAP (synced; unwritten extents too).  0, or -1 without FIEMAP.  */
+static int
+extents (int fd)
+{
+  int64_t size = t_size (fd), at = 0;
+  union
+  {
+    struct fiemap m;
+    char buf[sizeof (struct fiemap) + 64 * sizeof (struct fiemap_extent)];
+  } u;
+
+  next = 0;
+  while (at < size)
+    {
+      memset (&u, 0, sizeof u);
+      u.m.fm_start = (uint64_t) at;
+      u.m.fm_length = (uint64_t) (size - at);
+      u.m.fm_flags = FIEMAP_FLAG_SYNC;
+      u.m.fm_extent_count = 64;
+      if (ioctl (fd, FS_IOC_FIEMAP, &u.m) < 0)
+	return -1;
+      if (u.m.fm_mapped_extents == 0)
+	break;
+      for (unsigned i = 0; i < u.m.fm_mapped_extents; i++)
+	{
+	  struct fiemap_extent *e = &u.m.fm_extents[i];
+	  int64_t lo = (int64_t) e->fe_logical;
+	  int64_t hi = lo + (int64_t) e->fe_length;
+	  if (hi > size)
+	    hi = size;
+	  if (lo < hi && next < MAXEXT)
+	    {
+	      ext_lo[next] = lo;
+	      ext_hi[next++] = hi;
+	    }
+	  at = (int64_t) (e->fe_logical + e->fe_length);
+	  if (e->fe_flags & FIEMAP_EXTENT_LAST)
+	    return 0;
+	}
+    }
+  return 0;
+}
+
+static int64_t
+down (int64_t x, int64_t bs)
+{
+  return x - x % bs;
+}
+
+static int64_t
+up (int64_t x, int64_t bs)
+{
+  return x % bs ? x - x % bs + bs : x;
+}
+
+/* What a check of FD found: *MISSING bytes of [OFF, OFF + LEN)'s blocks
+   not allocated, *OUTSIDE bytes allocated outside them and outside the
+   KEEP ranges (pairs off, len; N of them, block-aligned) of data written
+   before, all at blocks of BS.  Without FIEMAP (tmpfs, whose pages
+   allocated by fallocate read as holes to SEEK_DATA) by st_blocks: the
+   bytes short of or beyond the range's blocks and KEEP's.  */
+static int
+judge (int fd, int64_t off, int64_t len, int64_t bs, const int64_t *keep,
+       int n, int64_t *missing, int64_t *outside)
+{
+  int64_t lo = down (off, bs), hi = up (off + len, bs), size = t_size (fd);
+
+  if (hi > up (size, bs))
+    hi = up (size, bs);
+  *missing = hi - lo;
+  *outside = 0;
+  fsync (fd);
+  if (extents (fd) < 0)
+    {
+      int64_t want = hi - lo, have = t_alloc (fd);
+      for (int k = 0; k < n; k++)
+	want += keep[2 * k + 1];
+      *missing = have < want ? want - have : 0;
+      *outside = have > want ? have - want : 0;
+      return 0;
+    }
+  for (int i = 0; i < next; i++)
+    {
+      int64_t a = down (ext_lo[i], bs), b = up (ext_hi[i], bs);
+      int64_t c = a > lo ? a : lo, d = b < hi ? b : hi;
+      if (c < d)
+	*missing -= d - c;
+      for (int64_t x = a; x < b; x += bs)
+	{
+	  int kept = x >= lo && x < hi;
+	  for (int k = 0; k < n && !kept; k++)
+	    kept = x + bs > keep[2 * k] && x < keep[2 * k] + keep[2 * k + 1];
+	  *outside += kept ? 0 : bs;
+	}
+    }
+  return 0;
+}
+
+static int64_t
+block_size (int fd)
+{
+  struct statvfs v;
+  return fstatvfs (fd, &v) == 0 && v.f_bsize > 0 ? (int64_t) v.f_bsize : 4096;
+}
+
+/* Item 2.  */
+static void
+maxbytes (void)
+{
+  static const struct
+  {
+    int64_t off, len;
+    int want;
+  } cases[] = {
+    { INT64_MAX - 4096, 4096, 0 },
+    { INT64_MAX - 1, 1, 0 },
+    { INT64_MAX - 4095, 4096, EFBIG },
+    { INT64_MAX, 1, EFBIG },
+  };
+  char path[4096];
+  struct statfs s;
+  int fd = t_create (dir, "maxbytes", path, sizeof path);
+  int ok = fstatfs (fd, &s) == 0;
+  unsigned long type = ok ? (unsigned long) s.f_type & 0xffffffffUL : 0;
+
+  close (fd);
+  unlink (path);
+  if (type != 0x58465342UL && type != 0x9123683eUL)
+    {
+      t_unsupported ("maxbytes: the largest file is INT64_MAX bytes on xfs "
+		     "and btrfs only (f_type 0x%lx)", type);
+      return;
+    }
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      fd = t_create (dir, "maxbytes", path, sizeof path);
+      int r = posix_fallocate64 (fd, cases[i].off, cases[i].len);
+      int64_t size = t_size (fd);
+      int64_t want = cases[i].want ? 0 : INT64_MAX;
+      t_ok (r == cases[i].want && size == want,
+	    "maxbytes: (INT64_MAX - %lld, %lld) on a new file: %s and size "
+	    "%lld (got %d, size %lld)",
+	    (long long) (INT64_MAX - cases[i].off), (long long) cases[i].len,
+	    cases[i].want ? "EFBIG" : "0", (long long) want, r,
+	    (long long) size);
+      close (fd);
+      unlink (path);
+    }
+}
+
+/* Item 3.  */
+static void
+fsize (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "fsize", path, sizeof path);
+  const int64_t size = 1 << 20, off = 66560, len = 65536;
+  const int64_t keep[] = { 0, 4096, size - 4096, 4096 };
+  int64_t bs = block_size (fd), missing, outside;
+
+  t_put (fd, 0, 4096, 70);
+  t_put (fd, size - 4096, 4096, 71);
+  fsync (fd);
+  struct rlimit old, low;
+  void (*was) (int) = signal (SIGXFSZ, SIG_IGN);
+  getrlimit (RLIMIT_FSIZE, &old);
+  low.rlim_cur = 4096;
+  low.rlim_max = old.rlim_max;
+  setrlimit (RLIMIT_FSIZE, &low);
+  int r = posix_fallocate64 (fd, off, len);
+  setrlimit (RLIMIT_FSIZE, &old);
+  signal (SIGXFSZ, was);
+  if (judge (fd, off, len, bs, keep, 2, &missing, &outside) < 0)
+    t_unsupported ("fsize: the allocation cannot be read: %s",
+		   strerror (errno));
+  else
+    t_ok (r == 0 && missing == 0 && outside == 0 && t_size (fd) == size
+	  && t_same (fd, 0, 4096, 70) && t_same (fd, size - 4096, 4096, 71),
+	  "fsize: RLIMIT_FSIZE 4096, [66560, 132096) of a 1 MiB sparse file, "
+	  "blocks of %lld: 0 (got %d), the range allocated (%lld bytes "
+	  "missing), nothing outside (%lld bytes), size and data kept",
+	  (long long) bs, r, (long long) missing, (long long) outside);
+  close (fd);
+  unlink (path);
+}
+
+/* Item 4.  */
+static void
+lease (int flag, const char *name)
+{
+  char path[4096];
+  int fd = t_create (dir, "lease", path, sizeof path);
+  const int64_t size = 64 << 10, off = 5120, len = 2048;
+  const int64_t keep[] = { 0, 4096, size - 4096, 4096 };
+  int64_t bs = block_size (fd), missing = -1, outside = -1;
+
+  t_put (fd, 0, 4096, 72);
+  t_put (fd, size - 4096, 4096, 73);
+  fsync (fd);
+  close (fd);
+  /* The only open file of it, or the lease is refused (EAGAIN).  */
+  int d = open (path, O_RDWR | O_LARGEFILE | flag);
+  if (d < 0 || fcntl (d, F_SETLEASE, F_WRLCK) < 0)
+    {
+      t_unsupported ("lease: O_RDWR|%s with a write lease: %s", name,
+		     strerror (errno));
+      if (d >= 0)
+	close (d);
+      unlink (path);
+      return;
+    }
+  int r = posix_fallocate64 (d, off, len);
+  int held = fcntl (d, F_GETLEASE);
+  int judged = judge (d, off, len, bs, keep, 2, &missing, &outside);
+  fcntl (d, F_SETLEASE, F_UNLCK);
+  close (d);
+  fd = open (path, O_RDONLY);
+  t_ok (r == 0 && judged == 0 && missing == 0 && outside == 0
+	&& held == F_WRLCK && t_size (fd) == size
+	&& t_same (fd, 0, 4096, 72) && t_same (fd, size - 4096, 4096, 73),
+	"lease: 2 KiB at 5 KiB of a 64 KiB file with holes through O_RDWR|%s, "
+	"its open file holding a write lease, blocks of %lld: 0 (got %d), "
+	"the range's blocks allocated (%lld bytes missing), nothing else "
+	"(%lld bytes), the lease still held (F_GETLEASE %d)", name,
+	(long long) bs, r, (long long) missing, (long long) outside,
+	held);
+  close (fd);
+  unlink (path);
+}
+
+/* Item 5.  */
+static void
+outside (void)
+{
+  static char buf[1 << 20];
+  char path[4096];
+  int fd = t_create (dir, "outside", path, sizeof path);
+  const int64_t size = 30 << 20, off = 7853057, len = 2326381;
+  const int64_t keep[] = { 0, 4096, size - 4096, 4096 };
+  int64_t bs = block_size (fd), missing, outside;
+
+  t_put (fd, 0, 4096, 74);
+  t_put (fd, size - 4096, 4096, 75);
+  fsync (fd);
+  for (int64_t p = 0; p < size; p += sizeof buf)
+    if (pread64 (fd, buf, sizeof buf, p) < 0)
+      break;
+  int r = posix_fallocate64 (fd, off, len);
+  if (judge (fd, off, len, bs, keep, 2, &missing, &outside) < 0)
+    t_unsupported ("outside: the allocation cannot be read: %s",
+		   strerror (errno));
+  else
+    t_ok (r == 0 && missing == 0 && outside == 0 && t_size (fd) == size
+	  && t_same (fd, 0, 4096, 74) && t_same (fd, size - 4096, 4096, 75),
+	  "outside: [7853057, 10179438) of a 30 MiB sparse file read through "
+	  "first, blocks of %lld: 0 (got %d), the range's blocks "
+	  "allocated (%lld bytes missing), none outside (%lld bytes), data "
+	  "kept", (long long) bs, r, (long long) missing,
+	  (long long) outside);
+  close (fd);
+  unlink (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  dir = argc > 1 ? argv[1] : ".";
+  if (t_filtered () == 0)
+    printf ("# the kernel's fallocate first (the fallback where it refuses)\n");
+  maxbytes ();
+  fsize ();
+  lease (O_DIRECT, "O_DIRECT");
+  lease (O_APPEND, "O_APPEND");
+  outside ();
+  return t_done ();
+}
