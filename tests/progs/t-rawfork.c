@@ -1,6 +1,5 @@
-/* t-rawfork DIR: the per-file lock of fa-file.c (__fa_lock) in a child
-   made by a raw fork (syscall (SYS_fork): no atfork handler runs), whose
-   thread-local thread ID is still the parent's thread's.  Run under
+/* t-rawfork DIR: the per-file lock of fa-lock.c (__fa_lock) in a child
+   made by a raw fork (syscall (SYS_fork): no atfork handler runs).  Run under
    fa-seccomp ENOSYS, so that posix_fallocate takes the fallback, which
    takes the lock.  In the child, the main thread fills 1 GiB of a file;
    50 ms into it a second thread asks for 4 KiB past its end, which
@@ -9,9 +8,9 @@
    which is not in the child, as abandoned).  Three ways to make the
    child: fork () (the atfork handler forgets the ID), a raw fork by a
    parent that never called (no ID cached), and a raw fork after a call
-   of the parent's (the parent's ID cached): CASE 0, 1, 2 (all three by
-   default).  The last fails: the thread ID cached in a __thread
-   variable outlives the raw fork (rawfork.exp reports it KFAIL).  */
+   of the parent's: CASE 0, 1, 2 (all three by default).  The last
+   failed while the thread ID was kept in a __thread variable, which
+   outlived the raw fork.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -42,10 +42,6 @@ static struct
   int waiters;			/* threads asleep on owner, or about to be */
 } stripe[STRIPES];
 
-/* The thread's ID, asked once per thread (gettid is a system call); 0
-   until then, and again in a forked child, where it changed.  */
-static __thread int tid;
-
 /* How many stripes this thread holds: more than 0 in a handler that
    interrupted a call of ours.  */
 static __thread int holding;
@@ -65,7 +61,7 @@ static void
 forked (void)
 {
   memset (stripe, 0, sizeof stripe);
-  tid = holding = 0;
+  holding = 0;
 }
 
 /* When the library is loaded: pthread_atfork at the first call would
@@ -80,7 +76,10 @@ void
 __fa_lock (struct fa_file *f)
 {
   int i = (int) (f->st.st_ino % STRIPES);
-  int self = tid ? tid : (tid = (int) syscall (SYS_gettid)), held = 0;
+  /* Asked each time, not kept per thread: a child made by a raw fork
+     (no atfork handler) kept its parent's ID, and a second thread of
+     its took the lock the first held as abandoned (t-rawfork).  */
+  int self = (int) syscall (SYS_gettid), held = 0;
 
   f->locked = 0;
   while (!__atomic_compare_exchange_n (&stripe[i].owner, &held, self, 0,
