@@ -81,11 +81,24 @@ FA_HIDDEN int __fa_next_hole (struct fa_file *f, int64_t *from,
 FA_HIDDEN void __fa_forget (struct fa_file *f);
 /* Whether the byte at AT is in a hole right now: 1, 0, -1 and errno.  */
 FA_HIDDEN int __fa_in_hole (struct fa_file *f, int64_t at);
-/* FN (ARG) in a thread whose descriptor table is its own and empty:
-   FN's result, EBADF if none can be had.  */
+/* FN (ARG) in a thread whose descriptor table is its own:
+   FN's result, EBADF or ENOMEM if none can be had.  */
 FA_HIDDEN int __fa_aside (int (*fn) (void *), void *arg);
-FA_HIDDEN int __fa_mount_answer (const uint64_t *word, uint64_t mnt);
-FA_HIDDEN void __fa_mount_keep (uint64_t *word, uint64_t mnt, int answer);
+/* A file read line by line without stdio (fa-aside.c).  */
+struct fa_lines
+{
+  int fd;
+  size_t len, pos;
+  char buf[4096];
+};
+FA_HIDDEN int __fa_lines_open (struct fa_lines *l, const char *path);
+FA_HIDDEN int __fa_line (struct fa_lines *l, char *line, size_t max);
+/* Answers kept per mount: 1 or 0, -1 if none is kept for MNT.  */
+#define FA_MOUNTS 16
+FA_HIDDEN int __fa_mount_answer (const uint64_t words[FA_MOUNTS],
+				 uint64_t mnt);
+FA_HIDDEN void __fa_mount_keep (uint64_t words[FA_MOUNTS], uint64_t mnt,
+				int answer);
 /* FN (ARG) run with F's descriptor one of our own, in a thread whose
    descriptor table is its own: FN's result, or EBADF if none can be
    opened.  */

@@ -25,7 +25,7 @@ struct fill
   size_t len;
   int64_t lo, hi;		/* populated since the last flush */
   int wberr;			/* the first flush's error */
-  int edged;			/* which ends edges has seen to: 1, 2 */
+  int edged;			/* end I: 1 << I cache dropped, 4 << I faulted */
 };
 
 /* The file's size as far as FL knows: the size before, or the size we
@@ -61,6 +61,11 @@ FA_HIDDEN int __fa_populate (struct fill *fl, int64_t from, int64_t to);
 /* The pages populated since the last flush written back: 0, or -1 with
    the error kept in FL->wberr too.  */
 FA_HIDDEN int __fa_flush (struct fill *fl);
+/* Within a folio of the range's ends, where [FROM, TO) reaches them:
+   the clean cache dropped and, with FAULT, the holes faulted in one
+   page each: 0, or -1.  */
+FA_HIDDEN int __fa_edges (struct fill *fl, int64_t from, int64_t to,
+			  int fault);
 /* Whether the hole [FROM, TO) is allocated now (BLOCKS: st_blocks
    before, where holes cannot be found).  */
 FA_HIDDEN int __fa_gone (struct fill *fl, int64_t from, int64_t to,
@@ -72,6 +77,8 @@ FA_HIDDEN int __fa_ends_first (struct fill *fl, int64_t lim);
 /* fa-write.c.  */
 /* RLIMIT_FSIZE, asked once per call, INT64_MAX if none.  */
 FA_HIDDEN int64_t __fa_limit (struct fill *fl);
+/* Whether the writing way can work through FL's descriptor.  */
+FA_HIDDEN int __fa_writable (struct fill *fl);
 /* Each block of [FROM, TO) that is a hole right now allocated by
    writing one zero byte, through a descriptor of our own where FL's
    cannot.  */

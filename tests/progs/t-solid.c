@@ -1,15 +1,13 @@
 /* t-solid DIR [limit]: exfat-fuse (DIR on it) is known to have no holes
-   by its device's boot sector, read in __fa_aside's thread (fa-fill.c's
-   solid), and the answer kept for the mount's life.  Under fa-seccomp
+   by its device's boot sector, read in __fa_aside's thread (fa-holes.c's
+   __fa_solid), and the answer kept for the mount's life.  Under fa-seccomp
    EOPNOTSUPP (the fallback), on a file of 8 MiB of data, a call over
    it finds no hole to fill: it reads and writes nothing (rchar and
    wchar of /proc/self/io, about 1 KiB of /proc reads).  With "limit",
    the first call is made with RLIMIT_AS too low for a thread's stack
-   (pthread_create fails, __fa_aside answers ENOMEM), the limit then set
-   back: the second call must read and write no block all the same,
-   unless the failed question's answer ("can have holes") was kept: it
-   is (2052 reads), a known bug that solid.exp reports KFAIL.  The
-   check of the reads comes first, for setup_kfail.  */
+   (__fa_aside answers ENOMEM), the limit then set back: the second
+   call must read and write no block all the same (the failure kept as
+   "can have holes" made it read every block: 2052 reads).  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

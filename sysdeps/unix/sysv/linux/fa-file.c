@@ -47,39 +47,43 @@
 #endif
 #define STX_MNT_ID 144
 
-/* A mount's answer to a question asked once per mount, kept in *WORD
-   as the mount's unique ID << 1 | the answer: one word, which any
+/* A mount's answer to a question asked once per mount, kept in a slot
+   of WORDS chosen by the mount's unique ID (FA_MOUNTS of them, so that
+   calls alternating between mounts each find theirs: one slot made
+   every call on FUSE mounts taken in turn ask again, 8-14 times
+   glibc's time) as the ID << 1 | the answer: one word, which any
    thread or signal handler reads and writes whole; 0 none.  The answer
    for MNT (0: unknown, never kept), or -1 if not known.  Only where
    8-byte atomics are the processor's own (not mips, powerpc, m68k, sh
    32-bit, whose would call libatomic): elsewhere asked each time.  */
 int
-__fa_mount_answer (const uint64_t *word, uint64_t mnt)
+__fa_mount_answer (const uint64_t words[FA_MOUNTS], uint64_t mnt)
 {
 #ifdef __GCC_HAVE_SYNC_COMPARE_AND_SWAP_8
-  uint64_t w = __atomic_load_n (word, __ATOMIC_RELAXED);
+  uint64_t w = __atomic_load_n (&words[mnt % FA_MOUNTS], __ATOMIC_RELAXED);
 
   return mnt && w >> 1 == mnt ? (int) (w & 1) : -1;
 #else
-  (void) word, (void) mnt;
+  (void) words, (void) mnt;
   return -1;
 #endif
 }
 
 void
-__fa_mount_keep (uint64_t *word, uint64_t mnt, int answer)
+__fa_mount_keep (uint64_t words[FA_MOUNTS], uint64_t mnt, int answer)
 {
 #ifdef __GCC_HAVE_SYNC_COMPARE_AND_SWAP_8
   if (mnt)
-    __atomic_store_n (word, mnt << 1 | (answer != 0), __ATOMIC_RELAXED);
+    __atomic_store_n (&words[mnt % FA_MOUNTS], mnt << 1 | (answer != 0),
+		      __ATOMIC_RELAXED);
 #else
-  (void) word, (void) mnt, (void) answer;
+  (void) words, (void) mnt, (void) answer;
 #endif
 }
 
-/* The last mount without FS_IOC_GETFLAGS (a FUSE server without
-   ioctls: a round trip to it, 20 us, each time).  */
-static uint64_t flagless;
+/* Mounts without FS_IOC_GETFLAGS (a FUSE server without ioctls: a
+   round trip to it, 20 us, each time).  */
+static uint64_t flagless[FA_MOUNTS];
 
 /* FD's file into F->st, and its immutable and append-only attributes
    into *ATTR (FS_IMMUTABLE_FL, FS_APPEND_FL): by statx in one system
@@ -117,13 +121,13 @@ stat_attr (int fd, struct fa_file *f, int *attr)
   if (fstat64 (fd, &f->st) < 0)
     return -1;
 #endif
-  if (__fa_mount_answer (&flagless, f->mnt) == 1)
+  if (__fa_mount_answer (flagless, f->mnt) == 1)
     *attr = 0;
   else if (ioctl (fd, FS_IOC_GETFLAGS, attr) < 0)
     {
       *attr = 0;
       if (errno == ENOTTY || errno == ENOSYS || errno == EOPNOTSUPP)
-	__fa_mount_keep (&flagless, f->mnt, 1);
+	__fa_mount_keep (flagless, f->mnt, 1);
     }
   return 0;
 }

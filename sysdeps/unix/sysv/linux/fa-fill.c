@@ -54,34 +54,60 @@
 #include <unistd.h>
 #include "fa-fill.h"
 
+/* Where blocks are smaller than a page (1 KiB blocks of ext2, ext4 or
+   xfs), a fault allocates all of its page: the part of [*FROM, *TO) in
+   the pages at the range's ends that reach outside it is written
+   instead, one zero byte per block, after __fa_edges has dropped a
+   large clean folio there (a byte written into one dirtied it, and the
+   next fault allocated all of it).  Only through the caller's
+   descriptor and below RLIMIT_FSIZE, where a write can land: elsewhere
+   (O_DIRECT, O_APPEND, the limit below) the part is left to the fault,
+   and the rest of its page is allocated with it, up to a page less a
+   block outside each end (t-review fsize, lease), not EFBIG or EBADF.
+   [*FROM, *TO) becomes what is left to fault.  */
+static int
+write_ends (struct fill *fl, int64_t *from, int64_t *to)
+{
+  int64_t page = sysconf (_SC_PAGESIZE), size = __fa_fill_size (fl);
+  int64_t lo = fl->off % page ? __fa_up (fl->off, page) : fl->off;
+  int64_t hi = fl->end < size ? fl->end - fl->end % page : fl->end;
+  int64_t a = *from, b = *to, s, e;
+  int err;
+
+  if (fl->bs >= page || !__fa_writable (fl) || __fa_edges (fl, a, b, 0) < 0)
+    return 0;
+  /* The range within a page or two: all of it is ends.  */
+  if (lo >= hi)
+    lo = hi = b;
+  s = a < lo ? (b < lo ? b : lo) : a;
+  e = b > hi ? (a > hi ? a : hi) : b;
+  if (s > a && s - 1 < __fa_limit (fl))
+    {
+      if ((err = __fa_write_blocks (fl, a, s)))
+	return err;
+      *from = s;
+    }
+  if (b > e && b - 1 < __fa_limit (fl))
+    {
+      if ((err = __fa_write_blocks (fl, e, b)))
+	return err;
+      *to = e;
+    }
+  return 0;
+}
+
 /* The hole [from, to), inside the file, allocated.  Where holes cannot
    be found, the first populate is judged by st_blocks: BLOCKS, counted
    just before (-1 elsewhere).  */
 static int
 fill_hole (struct fill *fl, int64_t from, int64_t to, int64_t blocks)
 {
-  int64_t page = sysconf (_SC_PAGESIZE);
+  int err;
 
-  /* A fault allocates all of its page: where blocks are smaller (1 KiB
-     blocks of ext2 or xfs), the range's part of a page at its start or
-     end that reaches outside it is written block by block (2 KiB at
-     5 KiB allocated 4 KiB, and an O_DIRECT writer of the block past it
-     lost its write).  */
-  if (fl->map && fl->bs < page)
-    {
-      int64_t size = __fa_fill_size (fl), err;
-      int64_t lo = fl->off % page ? __fa_up (fl->off, page) : fl->off;
-      int64_t hi = fl->end < size ? fl->end - fl->end % page : fl->end;
-
-      if (lo >= hi || to <= lo || from >= hi)
-	return __fa_write_blocks (fl, from, to);
-      if (from < lo && (err = __fa_write_blocks (fl, from, lo)))
-	return (int) err;
-      if (to > hi && (err = __fa_write_blocks (fl, hi, to)))
-	return (int) err;
-      from = from > lo ? from : lo;
-      to = to < hi ? to : hi;
-    }
+  if (fl->map && (err = write_ends (fl, &from, &to)))
+    return err;
+  if (from >= to)
+    return 0;
   if (fl->map && __fa_populate (fl, from, to) == 0)
     {
       if (fl->checked++)

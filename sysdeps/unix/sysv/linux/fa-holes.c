@@ -61,10 +61,11 @@ __fa_too_big (struct fa_file *f, int64_t end)
 
   if (end <= INT32_MAX)
     return 0;
-  /* fiemap_prep refuses a start above s_maxbytes, vfs_fallocate an end:
-     ask from END, one byte (a length of 0 is EINVAL, which made a range
-     ending at INT64_MAX pass on ext4).  */
-  err = fiemap_probe (f->fd, end);
+  /* vfs_fallocate refuses an end above s_maxbytes, fiemap_prep a start
+     at or above it (Linux 5.18 and later): ask one byte (a length of 0
+     is EINVAL) from END - 1, so that a range ending exactly at
+     s_maxbytes passes (t-review maxbytes).  */
+  err = fiemap_probe (f->fd, end - 1);
   f->fiemap = err == 0;
   return err == EFBIG ? EFBIG : 0;
 }
@@ -204,28 +205,29 @@ __fa_in_hole (struct fa_file *f, int64_t at)
 }
 
 /* Whether the fuseblk filesystem of F is exFAT, by its device's boot
-   sector, the device named by /proc/self/mountinfo: 0 if so.  In
-   __fa_aside's thread, so that opening and closing them drops no record
-   lock the process holds on the device.  */
+   sector, the device named by /proc/self/mountinfo: 0 if so, 1 if not,
+   2 if mountinfo cannot be read (not kept: it may be read next time).
+   In __fa_aside's thread, so that opening and closing them drops no
+   record lock the process holds on the device.  */
 static int
 exfat_device (void *arg)
 {
   const struct fa_file *f = arg;
   char line[4096], dev[32], src[4096], sig[8];
+  struct fa_lines m;
   struct stat64 st;
   int found = 0;
 
-  FILE *m = fopen ("/proc/self/mountinfo", "re");
-  if (m == NULL)
-    return 1;
+  if (__fa_lines_open (&m, "/proc/self/mountinfo") < 0)
+    return 2;
   snprintf (dev, sizeof dev, " %u:%u ", major (f->st.st_dev),
 	    minor (f->st.st_dev));
-  while (!found && fgets (line, sizeof line, m))
+  while (!found && __fa_line (&m, line, sizeof line))
     {
       char *p = strstr (line, dev), *q = strstr (line, " - fuseblk ");
       found = p && q && p < q && sscanf (q + 11, "%4095s", src) == 1;
     }
-  fclose (m);
+  close (m.fd);
   if (!found)
     return 1;
   int d = open (src, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -237,10 +239,10 @@ exfat_device (void *arg)
   return !found;
 }
 
-/* The last FUSE mount __fa_solid asked about (fa-file.c's
+/* The FUSE mounts __fa_solid asked about (fa-file.c's
    __fa_mount_answer): a mount's device is its own for life, and asking
    (a thread, /proc/self/mountinfo read) cost a FUSE call 50 us or more.  */
-static uint64_t solid_mount;
+static uint64_t solid_mount[FA_MOUNTS];
 
 /* Where holes cannot be found: whether the filesystem cannot hold any
    (st_blocks cannot tell: tmpfs and xfs count blocks kept past the end
@@ -258,10 +260,15 @@ __fa_solid (const struct fa_file *f)
     return 1;
   if (type != 0x65735546)
     return 0;
-  if ((s = __fa_mount_answer (&solid_mount, f->mnt)) < 0)
+  if ((s = __fa_mount_answer (solid_mount, f->mnt)) < 0)
     {
-      s = __fa_aside (exfat_device, (void *) f) == 0;
-      __fa_mount_keep (&solid_mount, f->mnt, s);
+      /* Only an answer is kept: not a thread that could not be made,
+	 nor a mountinfo that could not be read.  */
+      int r = __fa_aside (exfat_device, (void *) f);
+
+      s = r == 0;
+      if (r == 0 || r == 1)
+	__fa_mount_keep (solid_mount, f->mnt, s);
     }
   return s;
 }

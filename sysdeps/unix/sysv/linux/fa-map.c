@@ -220,6 +220,33 @@ map_window (struct fill *fl, int64_t at)
   return 0;
 }
 
+/* The clean page cache of the block of folio_max from A, which holds
+   end I of E (and the other end, if in it), dropped if a folio there
+   may reach across an end: only if it holds the page at that end (4,096
+   calls of 4 KiB in a row, each dropping its block, took 10 times
+   glibc's time), and all of the block, as a folio is dropped only
+   whole.  The window maps A.  */
+static void
+drop_cache (struct fill *fl, int i, const int64_t e[2], int64_t a)
+{
+  int64_t m = folio_max (), page = sysconf (_SC_PAGESIZE);
+
+  for (int k = i; k < 2; k++)
+    {
+      int64_t pg = (k ? e[k] - 1 : e[k]) / page * page;
+      unsigned char in = 0;
+
+      if (e[k] >= 0 && e[k] - e[k] % m == a && pg >= fl->at
+	  && pg < fl->at + (int64_t) fl->len
+	  && mincore (fl->p + (pg - fl->at), (size_t) page, &in) == 0
+	  && (in & 1))
+	{
+	  posix_fadvise64 (fl->f.fd, a, m, POSIX_FADV_DONTNEED);
+	  return;
+	}
+    }
+}
+
 /* Within folio_max of the range's ends, where the file goes on past
    them, no fault of ours may find or make a folio that reaches outside
    the range.  Before anything else in that block of the file: its page
@@ -232,9 +259,11 @@ map_window (struct fill *fl, int64_t at)
    large folio of it is allocated whole.  Writing the ends instead, block
    by block, lost a concurrent writer's byte, said EFBIG past
    RLIMIT_FSIZE and needed a descriptor of our own through O_DIRECT.
-   0, or -1 as __fa_populate.  */
-static int
-edges (struct fill *fl, int64_t from, int64_t to)
+   Without FAULT, only the cache dropped, for bytes written next
+   (fa-fill.c, write_ends).  Each once per call.  0, or -1 as
+   __fa_populate.  */
+int
+__fa_edges (struct fill *fl, int64_t from, int64_t to, int fault)
 {
   int64_t m = folio_max (), page = sysconf (_SC_PAGESIZE);
   int64_t e[2] = { edge (fl, 0), edge (fl, 1) };
@@ -243,35 +272,22 @@ edges (struct fill *fl, int64_t from, int64_t to)
     {
       int64_t a = e[i] - e[i] % m, b = __fa_up (a, m);
       int64_t lo = a > from ? a : from, hi = b < to ? b : to;
+      /* fl->edged: 1 << I once the cache is dropped, 4 << I faulted.  */
+      int drop = !(fl->edged & (1 << i));
+      int faults = fault && !(fl->edged & (4 << i));
 
-      if (e[i] < 0 || (fl->edged & (1 << i)) || lo >= hi)
+      if (e[i] < 0 || lo >= hi || !(drop || faults))
 	continue;
-      fl->edged |= 1 << i;
+      fl->edged |= (1 | (fault ? 4 : 0)) << i;
       /* Both ends in one block: the first does all of it.  */
       if (i == 0 && e[1] >= 0 && e[1] - e[1] % m == a)
-	fl->edged |= 2;
+	fl->edged |= (1 | (fault ? 4 : 0)) << 1;
       if (map_window (fl, a - a % WINDOW) < 0)
 	return -1;
-      /* A folio that reaches across an end holds the page at that end:
-	 only then is the cache dropped (4,096 calls of 4 KiB in a row,
-	 each dropping its block, took 10 times glibc's time), and all of
-	 the block, as a folio is dropped only whole.  */
-      for (int k = i; k < 2; k++)
-	{
-	  int64_t pg = (k ? e[k] - 1 : e[k]) / page * page;
-	  unsigned char in = 0;
-
-	  if (e[k] >= 0 && e[k] - e[k] % m == a && pg >= fl->at
-	      && pg < fl->at + (int64_t) fl->len
-	      && mincore (fl->p + (pg - fl->at), (size_t) page, &in) == 0
-	      && (in & 1))
-	    {
-	      posix_fadvise64 (fl->f.fd, a, m, POSIX_FADV_DONTNEED);
-	      break;
-	    }
-	}
+      if (drop)
+	drop_cache (fl, i, e, a);
       lo -= lo % page;
-      if (advise (fl, fl->p + (lo - fl->at), (size_t) (hi - lo)) < 0)
+      if (faults && advise (fl, fl->p + (lo - fl->at), (size_t) (hi - lo)) < 0)
 	return -1;
     }
   return 0;
@@ -284,7 +300,7 @@ edges (struct fill *fl, int64_t from, int64_t to)
 int
 __fa_populate (struct fill *fl, int64_t from, int64_t to)
 {
-  if (edges (fl, from, to) < 0)
+  if (__fa_edges (fl, from, to, 1) < 0)
     return -1;
   from -= from % sysconf (_SC_PAGESIZE);
   while (from < to)

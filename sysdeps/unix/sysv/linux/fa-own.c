@@ -1,4 +1,4 @@
-/* The descriptor of our own, and the thread aside that opens it.
+/* The descriptor of our own, opened in the thread aside (fa-aside.c).
 
    What the caller's descriptor cannot write, a descriptor of our own
    writes: opened through /proc by a thread of ours whose descriptor
@@ -19,8 +19,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,10 +29,6 @@
 #include <unistd.h>
 #include "fa-file.h"
 
-/* <linux/close_range.h>, which C libraries older than Linux 5.9's
-   headers lack.  */
-#define FA_CLOSE_RANGE_UNSHARE (1U << 1)
-
 struct own
 {
   struct fa_file *f;
@@ -43,23 +37,6 @@ struct own
   char thread[48];		/* the caller's thread under /proc */
   int xfsz;			/* a write of ours raised SIGXFSZ */
 };
-
-/* A descriptor table of the calling thread's own, empty: close_range
-   unshares the table and copies only the descriptors below the range it
-   closes, none here, so that none of the process's open files is held
-   (a pipe another thread closes reaches EOF at its reader at once) or
-   closed (a close of a copy is a FLUSH to a FUSE server).  Linux 5.9;
-   before that, or where a sandbox refuses close_range, unshare copies
-   the whole table, which holds every open file until the call ends.  */
-static int
-own_table (void)
-{
-#ifdef SYS_close_range
-  if (syscall (SYS_close_range, 0U, ~0U, FA_CLOSE_RANGE_UNSHARE) == 0)
-    return 0;
-#endif
-  return unshare (CLONE_FILES);
-}
 
 /* Whether a lease is held on F's file (opening it would break the lease
    after a wait of up to lease-break-time, 45 s), by /proc/locks:
@@ -78,18 +55,18 @@ leased (const struct fa_file *f)
   unsigned long long ino;
   unsigned maj, min;
   int found = 0;
-  FILE *l = fopen ("/proc/locks", "re");
+  struct fa_lines l;
 
-  if (l == NULL)
+  if (__fa_lines_open (&l, "/proc/locks") < 0)
     return 0;
-  while (!found && fgets (line, sizeof line, l))
+  while (!found && __fa_line (&l, line, sizeof line))
     found = sscanf (line, "%*d: %15s %*s %*s %*d %x:%x:%llu", type, &maj,
 		    &min, &ino) == 4
 	    && strcmp (type, "LEASE") == 0
 	    && ino == (unsigned long long) f->st.st_ino
 	    && (f->fs.f_type == FA_BTRFS
 		|| (maj == major (f->st.st_dev) && min == minor (f->st.st_dev)));
-  fclose (l);
+  close (l.fd);
   return found;
 }
 
@@ -203,46 +180,6 @@ own (void *arg)
   f->seek = -1;
   f->own = 0;
   return err;
-}
-
-struct aside
-{
-  int (*fn) (void *);
-  void *arg;
-};
-
-static void *
-aside (void *arg)
-{
-  struct aside *a = arg;
-
-  if (own_table () < 0)
-    return (void *) (intptr_t) EBADF;
-  return (void *) (intptr_t) a->fn (a->arg);
-}
-
-/* FN (ARG) in a thread of ours whose descriptor table is its own and
-   empty, with every signal blocked: what it opens and closes there
-   touches no descriptor, record lock or lease of the process.  FN's
-   result; EBADF if no such table can be had or no thread made (a
-   sandbox refusing clone3 with EPERM), ENOMEM for EAGAIN.  */
-int
-__fa_aside (int (*fn) (void *), void *arg)
-{
-  struct aside a = { fn, arg };
-  sigset_t all, old;
-  pthread_t t;
-  void *ret;
-  int err;
-
-  sigfillset (&all);
-  pthread_sigmask (SIG_SETMASK, &all, &old);
-  err = pthread_create (&t, NULL, aside, &a);
-  pthread_sigmask (SIG_SETMASK, &old, NULL);
-  if (err)
-    return err == EAGAIN ? ENOMEM : EBADF;
-  pthread_join (t, &ret);
-  return (int) (intptr_t) ret;
 }
 
 /* FN (ARG) run with F's descriptor and flags those of a descriptor of

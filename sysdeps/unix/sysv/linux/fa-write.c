@@ -109,8 +109,8 @@ fill_blocks (struct fill *fl, int64_t from, int64_t to)
 /* Whether fill_blocks can work through FL's descriptor: not if it
    appends whatever the offset (O_APPEND), refuses one-byte writes
    (O_DIRECT), or can neither read nor find holes.  */
-static int
-writable (struct fill *fl)
+int
+__fa_writable (struct fill *fl)
 {
   return !(fl->f.flags & (O_APPEND | O_DIRECT))
 	 && ((fl->f.flags & O_ACCMODE) == O_RDWR
@@ -128,7 +128,7 @@ own_blocks (void *arg)
 {
   struct blocks *b = arg;
 
-  if (!writable (b->fl))
+  if (!__fa_writable (b->fl))
     return EBADF;
   return fill_blocks (b->fl, b->from, b->to);
 }
@@ -140,7 +140,7 @@ __fa_write_blocks (struct fill *fl, int64_t from, int64_t to)
 {
   struct blocks b = { fl, from, to };
 
-  if (!writable (fl))
+  if (!__fa_writable (fl))
     return __fa_own (&fl->f, own_blocks, &b);
   return fill_blocks (fl, from, to);
 }

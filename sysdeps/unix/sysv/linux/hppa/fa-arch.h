@@ -8,6 +8,9 @@
 #define FA_NR_FALLOCATE 305
 #define FA_HIGH_WORD_FIRST 1
 
+/* The stack grows up: clone is given its lowest address (fa-aside.c).  */
+#define FA_STACK_GROWS_UP 1
+
 /* glibc on this port also has posix_fallocate64@GLIBC_2.2 (32-bit len).  */
 #define FA_GLIBC_2_2_POSIX_FALLOCATE64 1
 
