@@ -41,8 +41,21 @@
 #define FA_CLOSE_RANGE_UNSHARE (1U << 1)
 
 /* The thread's stack; the deepest user, a fill through a descriptor of
-   our own, needs about 20 KiB (more under ASan).  */
+   our own, needs about 20 KiB (more under ASan).  The thread starts
+   SLACK bytes inside its end: its first frame's callee may read above
+   it (arm's syscall () loads three words of arguments from its caller's
+   frame, and faulted past the end of the stack).  */
 #define STACK (512 << 10)
+#define SLACK 256
+
+/* A thread pointer for the thread, where the leaf's fa-arch.h says the
+   caller's must be passed (m68k).  */
+#ifdef FA_CLONE_TLS
+# define SETTLS CLONE_SETTLS
+#else
+# define SETTLS 0
+# define FA_CLONE_TLS() NULL
+#endif
 
 /* A descriptor table of the calling thread's own, without the process's
    files: close_range unshares the table and closes the range in the
@@ -108,9 +121,11 @@ __fa_aside (int (*fn) (void *), void *arg)
   pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &cancel);
   pthread_sigmask (SIG_SETMASK, &all, &old);
 #ifdef FA_STACK_GROWS_UP
-  t = clone (aside, stack, THREAD, &a, &a.tid, NULL, &a.tid);
+  t = clone (aside, stack + SLACK, THREAD | SETTLS, &a, &a.tid,
+	     FA_CLONE_TLS (), &a.tid);
 #else
-  t = clone (aside, stack + STACK, THREAD, &a, &a.tid, NULL, &a.tid);
+  t = clone (aside, stack + STACK - SLACK, THREAD | SETTLS, &a, &a.tid,
+	     FA_CLONE_TLS (), &a.tid);
 #endif
   err = t >= 0 ? 0 : (errno == EAGAIN || errno == ENOMEM) ? ENOMEM : EBADF;
   /* Shared, not private: the kernel's wake at the thread's exit is.  */

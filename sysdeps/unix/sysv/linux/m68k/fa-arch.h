@@ -8,6 +8,12 @@
 /* glibc on this port also has posix_fallocate64@GLIBC_2.2 (32-bit len).  */
 #define FA_GLIBC_2_2_POSIX_FALLOCATE64 1
 
+/* qemu-m68k starts a thread made without CLONE_SETTLS with no thread
+   pointer (the kernel gives it the caller's), and its first use of errno
+   faults: fa-aside.c's clone is given the caller's, which
+   get_thread_area tells.  */
+#define FA_CLONE_TLS() ((void *) syscall (SYS_get_thread_area))
+
 #include "fa-words32.h"
 
 #ifdef __m68k__
