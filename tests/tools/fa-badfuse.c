@@ -1,4 +1,4 @@
-/* fa-badfuse MOUNTPOINT: a FUSE filesystem that misbehaves on purpose,
+/* fa-badfuse MOUNTPOINT [FLUSHES]: a FUSE filesystem that misbehaves on purpose,
    for tests/libfallocate.fuse/badfuse.exp.  Files live in memory; it
    refuses fallocate (ENOSYS to the kernel, which then answers EOPNOTSUPP
    for good), and a file's name says how its writes misbehave once they
@@ -14,7 +14,11 @@
 	      an open for writing afterwards is EACCES (a server's own
 	      permission check, which root does not bypass), so a
 	      descriptor of the library's own can only read.
-   Anything else behaves.  Single-threaded (-s); it goes into the
+   Anything else behaves.  With FLUSHES (a file outside the mount, made
+   anew), the server answers FLUSH (which it otherwise leaves to the
+   kernel's ENOSYS, after which no more are sent) and writes there, in
+   decimal, how many it has answered, before answering (t-flush).
+   Single-threaded (-s); it goes into the
    background once mounted, and exits when unmounted (fusermount3 -u).  */
 #define FUSE_USE_VERSION 31
 #include <errno.h>
@@ -24,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAXFILES 64
 #define EDGE (64 << 10)
@@ -232,7 +237,25 @@ bad_init (struct fuse_conn_info *conn, struct fuse_config *cfg)
   return NULL;
 }
 
-static const struct fuse_operations ops = {
+/* FLUSH requests answered, and the file that says how many (-1: none,
+   and no FLUSH is answered).  */
+static unsigned long flushes;
+static int flushfd = -1;
+
+static int
+bad_flush (const char *path, struct fuse_file_info *fi)
+{
+  char buf[32];
+  int n;
+
+  (void) path, (void) fi;
+  n = snprintf (buf, sizeof buf, "%lu\n", ++flushes);
+  if (pwrite (flushfd, buf, (size_t) n, 0) != n)
+    return -EIO;
+  return 0;
+}
+
+static struct fuse_operations ops = {
   .init = bad_init,
   .getattr = bad_getattr,
   .readdir = bad_readdir,
@@ -248,10 +271,22 @@ static const struct fuse_operations ops = {
 int
 main (int argc, char **argv)
 {
-  if (argc != 2)
+  if (argc != 2 && argc != 3)
     {
-      fprintf (stderr, "usage: fa-badfuse MOUNTPOINT\n");
+      fprintf (stderr, "usage: fa-badfuse MOUNTPOINT [FLUSHES]\n");
       return 2;
+    }
+  /* Opened before fuse_main goes to the background (and to /).  */
+  if (argc == 3)
+    {
+      flushfd = open (argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		      0644);
+      if (flushfd < 0 || write (flushfd, "0\n", 2) != 2)
+	{
+	  perror (argv[2]);
+	  return 1;
+	}
+      ops.flush = bad_flush;
     }
   char *args[] = { argv[0], "-s", "-o", "default_permissions", argv[1],
 		   NULL };
