@@ -60,12 +60,13 @@
 /* A descriptor table of the calling thread's own, without the process's
    files: close_range unshares the table and closes the range in the
    copy, so that none of the process's open files is held (a pipe
-   another thread closes reaches EOF at its reader at once).  The copy
-   holds, and closing it closes, what close_range copies first: nothing
-   on Linux before 6.11, descriptors 0 to 63 since (the smallest table;
-   a close of a copy is a FLUSH to a FUSE server).  Linux 5.9; before
-   that, or where a sandbox refuses close_range, unshare copies the whole
-   table, which holds every open file until the call ends.  */
+   another thread closes reaches EOF at its reader at once).  It copies
+   descriptors 0 to 63 first (the smallest table) and closes them: a
+   FLUSH to a FUSE server for each open on it (t-flush).  Linux 5.9;
+   before that, or where a sandbox refuses close_range, unshare copies
+   the whole table, which holds every open file until the thread is
+   gone, just after the caller wakes (the kernel clears the thread's ID
+   before it closes its files).  */
 static int
 own_table (void)
 {

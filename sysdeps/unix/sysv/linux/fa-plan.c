@@ -59,6 +59,23 @@ too_large (struct fill *fl)
   return EFBIG;
 }
 
+/* The free space F->fs counts, in bytes, for a request of NEED: a
+   filesystem that counts no blocks at all (memfd's internal tmpfs, a
+   tmpfs mounted without a size) has none to check, UINT64_MAX.  The
+   blocks reserved for root are not ours to count otherwise.  */
+static uint64_t
+free_space (const struct fa_file *f, uint64_t need)
+{
+  uint64_t unit = (uint64_t) (f->fs.f_frsize ? f->fs.f_frsize
+			      : f->fs.f_bsize);
+
+  if (f->fs.f_blocks == 0)
+    return UINT64_MAX;
+  if ((uint64_t) f->fs.f_bavail * unit >= need || geteuid () != 0)
+    return (uint64_t) f->fs.f_bavail * unit;
+  return (uint64_t) f->fs.f_bfree * unit;
+}
+
 /* How to go about it, before anything is written: the step, which ways
    work, EFBIG, and ENOSPC if the holes and the new space would not fit.  */
 int
@@ -69,7 +86,7 @@ __fa_plan (struct fill *fl)
   int64_t from = fl->off > fl->size0 ? fl->off : fl->size0;
   int64_t tail = fl->end > from ? fl->end - from : 0;
   int64_t inside = lim > fl->off ? lim - fl->off : 0;
-  uint64_t room = UINT64_MAX;
+  uint64_t room;
   int err;
 
   /* The step must not exceed the filesystem's block, or blocks would be
@@ -88,15 +105,7 @@ __fa_plan (struct fill *fl)
   if (fl->end > fl->size0 && (!fl->map || (f->flags & O_APPEND))
       && fl->end > __fa_limit (fl))
     return too_large (fl);
-  /* A filesystem that counts no blocks at all (memfd's internal tmpfs,
-     a tmpfs mounted without a size) has no free space to check.  The
-     blocks reserved for root are not ours to count otherwise.  */
-  if (f->fs.f_blocks > 0)
-    room = (uint64_t) f->fs.f_bavail
-	   * (uint64_t) (f->fs.f_frsize ? f->fs.f_frsize : f->fs.f_bsize);
-  if ((uint64_t) (inside + tail) > room && geteuid () == 0)
-    room = (uint64_t) f->fs.f_bfree
-	   * (uint64_t) (f->fs.f_frsize ? f->fs.f_frsize : f->fs.f_bsize);
+  room = free_space (f, (uint64_t) (inside + tail));
   /* The holes inside the file, at most all of the range there; counted
      only where the count decides: by FIEMAP, on tmpfs by lseek on a
      descriptor of our own (else a file of data near a full tmpfs got
@@ -116,6 +125,13 @@ __fa_plan (struct fill *fl)
       else if (__fa_own (f, count_holes, &c) == 0)
 	inside = c.n;
     }
+  /* Space a filesystem frees in the background is not counted yet (xfs
+     inactivates a deleted file in a worker: 4 of 5 calls right after a
+     delete got ENOSPC where the kernel's fallocate, which waits for it,
+     got 0): once more after syncfs, which lets xfs finish (measured).  */
+  if ((uint64_t) (inside + tail) > room && syncfs (f->fd) == 0
+      && fstatfs64 (f->fd, &f->fs) == 0)
+    room = free_space (f, (uint64_t) (inside + tail));
   /* Before ENOSPC, the limit that __fa_grow's write would have met first.  */
   if ((uint64_t) (inside + tail) > room)
     return fl->end > fl->size0 && fl->end > __fa_limit (fl) ? too_large (fl)
