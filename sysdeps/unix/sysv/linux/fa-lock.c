@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/futex.h>
@@ -46,6 +47,69 @@ static struct
    interrupted a call of ours.  */
 static __thread int holding;
 
+/* The thread's ID, asked once per thread (gettid is a system call: one
+   per call cost make bench's 1-byte calls a tenth of their time); 0
+   until then.  */
+static __thread int tid;
+
+/* A word the kernel zeroes in the child of every fork, raw ones too
+   (MADV_WIPEONFORK, Linux 4.14), 1 before: where it reads 0, the ID a
+   thread kept may be its parent's (a raw fork runs no atfork handler,
+   and a child's second thread took the lock its first held, named by
+   the parent's ID, as abandoned: t-rawfork).  Mapped at the first call,
+   not when the library is loaded (two system calls at every program's
+   start: a hundredth of make bench's case 6).  Where it cannot be had
+   (UNFORKABLE), the ID is asked each time.  */
+static int *unforked;
+static int unforkable;
+
+#ifndef MADV_WIPEONFORK
+# define MADV_WIPEONFORK 18
+#endif
+
+/* The word, or NULL.  Two threads, or a handler and the thread it
+   interrupted, may map one each: one keeps its own.  */
+static int *
+fork_word (void)
+{
+  int *w = __atomic_load_n (&unforked, __ATOMIC_ACQUIRE), *none = NULL;
+  size_t page;
+
+  if (w || __atomic_load_n (&unforkable, __ATOMIC_RELAXED))
+    return w;
+  page = (size_t) sysconf (_SC_PAGESIZE);
+  w = mmap (NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	    -1, 0);
+  if (w == MAP_FAILED || madvise (w, page, MADV_WIPEONFORK) < 0)
+    {
+      if (w != MAP_FAILED)
+	munmap (w, page);
+      __atomic_store_n (&unforkable, 1, __ATOMIC_RELAXED);
+      return NULL;
+    }
+  if (!__atomic_compare_exchange_n (&unforked, &none, w, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE))
+    {
+      munmap (w, page);
+      w = none;
+    }
+  return w;
+}
+
+/* The calling thread's ID.  */
+static int
+self_id (void)
+{
+  int *w = fork_word ();
+
+  if (tid && w && __atomic_load_n (w, __ATOMIC_RELAXED))
+    return tid;
+  tid = (int) syscall (SYS_gettid);
+  if (w)
+    __atomic_store_n (w, 1, __ATOMIC_RELAXED);
+  return tid;
+}
+
 /* Whether thread HELD is gone from this process (tgkill's ESRCH).  */
 static int
 gone_holder (int held)
@@ -61,7 +125,7 @@ static void
 forked (void)
 {
   memset (stripe, 0, sizeof stripe);
-  holding = 0;
+  tid = holding = 0;
 }
 
 /* When the library is loaded: pthread_atfork at the first call would
@@ -76,10 +140,7 @@ void
 __fa_lock (struct fa_file *f)
 {
   int i = (int) (f->st.st_ino % STRIPES);
-  /* Asked each time, not kept per thread: a child made by a raw fork
-     (no atfork handler) kept its parent's ID, and a second thread of
-     its took the lock the first held as abandoned (t-rawfork).  */
-  int self = (int) syscall (SYS_gettid), held = 0;
+  int self = self_id (), held = 0;
 
   f->locked = 0;
   while (!__atomic_compare_exchange_n (&stripe[i].owner, &held, self, 0,
