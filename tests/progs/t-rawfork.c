@@ -5,12 +5,13 @@
    50 ms into it a second thread asks for 4 KiB past its end, which
    must wait its turn: PASS if it returns after the main thread's call
    lets the lock go, FAIL if 20 ms or more before its return (it took the lock, named by the parent's thread ID,
-   which is not in the child, as abandoned).  Three ways to make the
-   child: fork () (the atfork handler forgets the ID), a raw fork by a
+   which is not in the child, as abandoned).  Ways to make the child: fork () (the atfork handler forgets the ID), a raw fork by a
    parent that never called (no ID cached), and a raw fork after a call
-   of the parent's: CASE 0, 1, 2 (all three by default).  The last
-   failed while the thread ID was kept in a __thread variable, which
-   outlived the raw fork.  */
+   of the parent's, and the same with a thread made in the child calling
+   first: CASE 0, 1, 2, 3 (all by default).  The last two failed: the
+   ID kept per thread outlived the raw fork, and then (with one word
+   for the process saying whether it forked) the new thread's call made
+   the forking thread's kept ID trusted again.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -54,14 +55,26 @@ small (void *arg)
   return (void *) (long) r;
 }
 
-/* In the child: the two calls; exit 0 if the small one waited, 1 if it
-   returned first, 2 on an error.  */
+/* A thread made after the fork, whose call comes first.  */
+static void *
+prime (void *arg)
+{
+  (void) arg;
+  return (void *) (long) posix_fallocate64 (fd, BIG + 8192, 4096);
+}
+
+/* In the child: with FIRST, a new thread's call first; then the two
+   calls; exit 0 if the small one waited, 1 if it returned first, 2 on
+   an error.  */
 static int
-child (void)
+child (int first)
 {
   pthread_t t;
   void *r;
 
+  if (first && (pthread_create (&t, NULL, prime, NULL) != 0
+		|| pthread_join (t, &r) != 0 || r != NULL))
+    return 2;
   if (pthread_create (&t, NULL, small, NULL) != 0)
     return 2;
   __atomic_store_n (&started, 1, __ATOMIC_SEQ_CST);
@@ -81,7 +94,7 @@ child (void)
 }
 
 static void
-one (const char *dir, const char *how, int raw, int cache)
+one (const char *dir, const char *how, int raw, int cache, int first)
 {
   char path[4096];
   int st;
@@ -92,7 +105,7 @@ one (const char *dir, const char *how, int raw, int cache)
   fflush (stdout);
   pid_t pid = raw ? (pid_t) syscall (SYS_fork) : fork ();
   if (pid == 0)
-    _exit (child ());
+    _exit (child (first));
   if (pid < 0 || waitpid (pid, &st, 0) != pid || !WIFEXITED (st)
       || WEXITSTATUS (st) == 2)
     t_ok (0, "%s: the child's calls (status %#x)", how, st);
@@ -108,7 +121,7 @@ main (int argc, char **argv)
 {
   if (argc != 2 && argc != 3)
     {
-      fprintf (stderr, "usage: t-rawfork DIR [0|1|2]\n");
+      fprintf (stderr, "usage: t-rawfork DIR [0|1|2|3]\n");
       return 2;
     }
   if (!t_filtered ())
@@ -120,10 +133,15 @@ main (int argc, char **argv)
   /* First: no call made in this process yet.  CASE: that one alone.  */
   int only = argc == 3 ? atoi (argv[2]) : -1;
   if (only < 0 || only == 0)
-    one (argv[1], "raw fork, no ID cached", 1, 0);
+    one (argv[1], "raw fork, no ID cached", 1, 0, 0);
   if (only < 0 || only == 1)
-    one (argv[1], "fork", 0, 1);
+    one (argv[1], "fork", 0, 1, 0);
   if (only < 0 || only == 2)
-    one (argv[1], "raw fork, the parent's ID cached", 1, 1);
+    one (argv[1], "raw fork, the parent's ID cached", 1, 1, 0);
+  /* A thread made in the child calls first: it must not make the
+     forking thread's kept ID (its parent's) trusted again.  */
+  if (only < 0 || only == 3)
+    one (argv[1], "raw fork, the parent's ID cached, a new thread's call "
+	 "first", 1, 1, 1);
   return t_done ();
 }

@@ -409,6 +409,48 @@ nproc (void)
   unlink (path);
 }
 
+/* A third review's item 2: on btrfs, f_bfree counts space that data
+   cannot use, and as root a request between f_bavail and f_bfree was
+   let through: it wrote about 180 MiB before its ENOSPC.  A file of
+   1 MiB of data, a request of it plus space halfway between f_bavail
+   and f_bfree: ENOSPC, as from the kernel, the size kept, and the free
+   space right after as before (within a tenth).  btrfs, as root,
+   only.  */
+static void
+btrfs_root (void)
+{
+  char path[4096];
+  struct statfs fs;
+  struct statvfs v, after;
+
+  if (statfs (dir, &fs) < 0 || fs.f_type != 0x9123683e || geteuid () != 0
+      || statvfs (dir, &v) < 0 || v.f_bfree <= v.f_bavail)
+    {
+      t_unsupported ("btrfs root: not btrfs as root with f_bfree above "
+		     "f_bavail");
+      return;
+    }
+  int fd = t_create (dir, "btrfs-root", path, sizeof path);
+  for (int64_t p = 0; p < 1 << 20; p += 4096)
+    t_put (fd, p, 4096, 77);
+  syncfs (fd);
+  statvfs (dir, &v);
+  /* Halfway between f_bavail and f_bfree: more than btrfs can hold.  */
+  int64_t len = (1 << 20) + ((int64_t) v.f_bavail
+			     + (int64_t) (v.f_bfree - v.f_bavail) / 2)
+			    * (int64_t) v.f_frsize;
+  int r = posix_fallocate64 (fd, 0, len);
+  statvfs (dir, &after);
+  t_ok (r == ENOSPC && t_size (fd) == 1 << 20
+	&& after.f_bavail >= v.f_bavail - v.f_bavail / 10,
+	"btrfs root: a request of %lld bytes, between f_bavail and f_bfree: "
+	"ENOSPC (got %d), size kept (%lld), nothing written (f_bavail %llu "
+	"before, %llu after)", (long long) len, r, (long long) t_size (fd),
+	(unsigned long long) v.f_bavail, (unsigned long long) after.f_bavail);
+  close (fd);
+  unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -422,5 +464,6 @@ main (int argc, char **argv)
   outside ();
   freed ();
   nproc ();
+  btrfs_root ();
   return t_done ();
 }

@@ -48,18 +48,21 @@ static struct
 static __thread int holding;
 
 /* The thread's ID, asked once per thread (gettid is a system call: one
-   per call cost make bench's 1-byte calls a tenth of their time); 0
-   until then.  */
-static __thread int tid;
+   per call cost make bench's 1-byte calls a tenth of their time), and
+   the process's ID when it was asked; 0 until then.  */
+static __thread int tid, tid_pid;
 
-/* A word the kernel zeroes in the child of every fork, raw ones too
-   (MADV_WIPEONFORK, Linux 4.14), 1 before: where it reads 0, the ID a
-   thread kept may be its parent's (a raw fork runs no atfork handler,
-   and a child's second thread took the lock its first held, named by
-   the parent's ID, as abandoned: t-rawfork).  Mapped at the first call,
-   not when the library is loaded (two system calls at every program's
-   start: a hundredth of make bench's case 6).  Where it cannot be had
-   (UNFORKABLE), the ID is asked each time.  */
+/* A word holding the process's ID, which the kernel zeroes in the child
+   of every fork, raw ones too (MADV_WIPEONFORK, Linux 4.14): a thread's
+   kept ID is its own only where the word holds the process's ID it was
+   kept in.  A raw fork runs no atfork handler, and a child's second
+   thread took the lock its first held, named by the parent's ID, as
+   abandoned; with a word saying only whether the process had forked, a
+   new thread's call set it again and the forking thread's kept ID was
+   trusted (t-rawfork).  Mapped at the first call, not when the library
+   is loaded (two system calls at every program's start: a hundredth of
+   make bench's case 6).  Where it cannot be had (UNFORKABLE), the ID is
+   asked each time.  */
 static int *unforked;
 static int unforkable;
 
@@ -100,13 +103,15 @@ fork_word (void)
 static int
 self_id (void)
 {
-  int *w = fork_word ();
+  int *w = fork_word (), pid;
 
-  if (tid && w && __atomic_load_n (w, __ATOMIC_RELAXED))
+  if (tid && w && __atomic_load_n (w, __ATOMIC_RELAXED) == tid_pid)
     return tid;
+  pid = getpid ();
   tid = (int) syscall (SYS_gettid);
+  tid_pid = pid;
   if (w)
-    __atomic_store_n (w, 1, __ATOMIC_RELAXED);
+    __atomic_store_n (w, pid, __ATOMIC_RELAXED);
   return tid;
 }
 
@@ -125,7 +130,7 @@ static void
 forked (void)
 {
   memset (stripe, 0, sizeof stripe);
-  tid = holding = 0;
+  tid = tid_pid = holding = 0;
 }
 
 /* When the library is loaded: pthread_atfork at the first call would
