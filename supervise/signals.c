@@ -24,6 +24,8 @@ static volatile pid_t target;
 static int own;
 /* Our controlling terminal, or -1.  */
 static int tty = -1;
+/* Whether we lead our session (sv_forward).  */
+static int leader;
 /* A process of ours in COMMAND's group (sv_anchor), and its pidfd; 0
    and -1 once reaped, or if there is none.  */
 static pid_t anchor;
@@ -109,15 +111,25 @@ sv_anchor (pid_t group)
 }
 
 /* In our group COMMAND gets the terminal's signals itself; sent with
-   kill to us alone, they are passed on.  TARGET read once: sv_wait may
-   clear it meanwhile.  */
+   kill to us alone, they are passed on, and so is the hangup's SIGHUP
+   where we lead the session (ssh -t HOST CMD, a terminal emulator,
+   setsid -c): the kernel sends it to the session's leader alone.  With
+   nowhere to go (COMMAND has exited, only what it left in other
+   sessions is under the filter), a signal ends us as it would have
+   ended COMMAND: its leftovers' calls then get ENOSYS (fallocate-shim
+   (1)).  TARGET read once: sv_wait may clear it meanwhile.  */
 static void
 forward (int sig, siginfo_t *si, void *uc)
 {
   pid_t t = target;
 
   (void) uc;
-  if (t != 0 && (own || si->si_code != SI_KERNEL))
+  if (t == 0)
+    {
+      signal (sig, SIG_DFL);
+      raise (sig);
+    }
+  else if (own || si->si_code != SI_KERNEL || (sig == SIGHUP && leader))
     kill (t, sig);
 }
 
@@ -137,6 +149,7 @@ sv_forward (pid_t pid, int group)
   sigset_t s;
 
   own = group;
+  leader = getsid (0) == getpid ();
   target = own ? -pid : pid;
   for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
     {

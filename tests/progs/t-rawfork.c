@@ -8,7 +8,9 @@
    which is not in the child, as abandoned).  Ways to make the child: fork () (the atfork handler forgets the ID), a raw fork by a
    parent that never called (no ID cached), and a raw fork after a call
    of the parent's, and the same with a thread made in the child calling
-   first: CASE 0, 1, 2, 3 (all by default).  The last two failed: the
+   first: CASE 0, 1, 2, 3 (all by default); CASE 4 alone, as process 1
+   of a pid namespace: a thread that called makes a raw clone into a
+   new pid namespace, where the child is process 1 again.  The last two failed: the
    ID kept per thread outlived the raw fork, and then (with one word
    for the process saying whether it forked) the new thread's call made
    the forking thread's kept ID trusted again.  */
@@ -16,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +96,24 @@ child (int first)
   return t_small < t_big - 20000 ? 1 : 0;
 }
 
+/* Case 4: in a thread that has called, a raw clone into a new pid
+   namespace; the process is 1 in its own, and so is the child, whose
+   new threads get the IDs this one's had.  */
+static void *
+forker (void *arg)
+{
+  int *st = arg;
+
+  if (posix_fallocate64 (fd, 0, 4096) != 0)
+    return (void *) 1;
+  fflush (stdout);
+  pid_t pid = (pid_t) syscall (SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL,
+			       NULL, NULL);
+  if (pid == 0)
+    _exit (child (1));
+  return (void *) (long) (pid < 0 || waitpid (pid, st, 0) != pid);
+}
+
 static void
 one (const char *dir, const char *how, int raw, int cache, int first)
 {
@@ -100,6 +121,23 @@ one (const char *dir, const char *how, int raw, int cache, int first)
   int st;
 
   fd = t_create (dir, "rawfork", path, sizeof path);
+  if (raw == 2)
+    {
+      pthread_t t;
+      void *bad = (void *) 1;
+
+      st = 0;
+      if (pthread_create (&t, NULL, forker, &st) == 0)
+	pthread_join (t, &bad);
+      if (bad || !WIFEXITED (st) || WEXITSTATUS (st) == 2)
+	t_ok (0, "%s: the child's calls (status %#x)", how, st);
+      else
+	t_ok (WEXITSTATUS (st) == 0, "%s: a second thread's call on the "
+	      "same file waits for the first's", how);
+      close (fd);
+      unlink (path);
+      return;
+    }
   if (cache && posix_fallocate64 (fd, 0, 4096) != 0)
     t_ok (0, "%s: the parent's call", how);
   fflush (stdout);
@@ -121,7 +159,7 @@ main (int argc, char **argv)
 {
   if (argc != 2 && argc != 3)
     {
-      fprintf (stderr, "usage: t-rawfork DIR [0|1|2|3]\n");
+      fprintf (stderr, "usage: t-rawfork DIR [0|1|2|3|4]\n");
       return 2;
     }
   if (!t_filtered ())
@@ -143,5 +181,12 @@ main (int argc, char **argv)
   if (only < 0 || only == 3)
     one (argv[1], "raw fork, the parent's ID cached, a new thread's call "
 	 "first", 1, 1, 1);
+  /* Only when asked: it needs to be process 1 of a pid namespace.  */
+  if (only == 4 && getpid () != 1)
+    t_unsupported ("raw clone into a new pid namespace: run it as process "
+		   "1 of one (unshare --pid --fork)");
+  else if (only == 4)
+    one (argv[1], "raw clone into a new pid namespace from a thread that "
+	 "called, a new thread's call first", 2, 1, 1);
   return t_done ();
 }

@@ -49,22 +49,26 @@ static __thread int holding;
 
 /* The thread's ID, asked once per thread (gettid is a system call: one
    per call cost make bench's 1-byte calls a tenth of their time), and
-   the process's ID when it was asked; 0 until then.  */
-static __thread int tid, tid_pid;
+   the process's token (below) when it was asked; 0 until then.  */
+static __thread int tid;
+static __thread unsigned tid_token;
 
-/* A word holding the process's ID, which the kernel zeroes in the child
-   of every fork, raw ones too (MADV_WIPEONFORK, Linux 4.14): a thread's
-   kept ID is its own only where the word holds the process's ID it was
-   kept in.  A raw fork runs no atfork handler, and a child's second
-   thread took the lock its first held, named by the parent's ID, as
-   abandoned; with a word saying only whether the process had forked, a
-   new thread's call set it again and the forking thread's kept ID was
-   trusted (t-rawfork).  Mapped at the first call, not when the library
-   is loaded (two system calls at every program's start: a hundredth of
-   make bench's case 6).  Where it cannot be had (UNFORKABLE), the ID is
-   asked each time.  */
-static int *unforked;
+/* A word holding the process's token, which the kernel zeroes in the
+   child of every fork, raw ones too (MADV_WIPEONFORK, Linux 4.14): a
+   thread's kept ID is its own only where the word holds the token it
+   was kept with.  A raw fork runs no atfork handler, and a child's
+   second thread took the lock its first held, named by the parent's
+   ID, as abandoned (t-rawfork).  Tokens are counted in TOKENS, which a
+   child inherits, so that its token is none its parent's threads kept:
+   a word saying only whether the process had forked was set again by a
+   new thread's call, and one holding the process's ID matched in a new
+   pid namespace, where a child may have its parent's ID (t-rawfork).
+   Mapped at the first call, not when the library is loaded (two system
+   calls at every program's start: a hundredth of make bench's case 6).
+   Where it cannot be had (UNFORKABLE), the ID is asked each time.  */
+static unsigned *unforked;
 static int unforkable;
+static unsigned tokens;
 
 #ifndef MADV_WIPEONFORK
 # define MADV_WIPEONFORK 18
@@ -72,10 +76,10 @@ static int unforkable;
 
 /* The word, or NULL.  Two threads, or a handler and the thread it
    interrupted, may map one each: one keeps its own.  */
-static int *
+static unsigned *
 fork_word (void)
 {
-  int *w = __atomic_load_n (&unforked, __ATOMIC_ACQUIRE), *none = NULL;
+  unsigned *w = __atomic_load_n (&unforked, __ATOMIC_ACQUIRE), *none = NULL;
   size_t page;
 
   if (w || __atomic_load_n (&unforkable, __ATOMIC_RELAXED))
@@ -99,20 +103,41 @@ fork_word (void)
   return w;
 }
 
+/* The process's token, handed out by the first call since the process
+   began or forked.  */
+static unsigned
+token (unsigned *w)
+{
+  unsigned t = __atomic_load_n (w, __ATOMIC_ACQUIRE), zero = 0;
+
+  while (t == 0)
+    {
+      t = __atomic_add_fetch (&tokens, 1, __ATOMIC_RELAXED);
+      if (t != 0 && !__atomic_compare_exchange_n (w, &zero, t, 0,
+						  __ATOMIC_ACQ_REL,
+						  __ATOMIC_ACQUIRE))
+	t = zero;
+    }
+  return t;
+}
+
 /* The calling thread's ID.  */
 static int
 self_id (void)
 {
-  int *w = fork_word (), pid;
+  unsigned *w = fork_word ();
 
-  if (tid && w && __atomic_load_n (w, __ATOMIC_RELAXED) == tid_pid)
+  if (tid && w && __atomic_load_n (w, __ATOMIC_ACQUIRE) == tid_token)
     return tid;
-  pid = getpid ();
-  tid = (int) syscall (SYS_gettid);
-  tid_pid = pid;
-  if (w)
-    __atomic_store_n (w, pid, __ATOMIC_RELAXED);
-  return tid;
+  unsigned t = w ? token (w) : 0;
+  int id = (int) syscall (SYS_gettid);
+
+  /* The ID before the token: a handler that interrupts between the two
+     finds the token not yet its own and asks again.  */
+  tid = id;
+  __atomic_signal_fence (__ATOMIC_SEQ_CST);
+  tid_token = t;
+  return id;
 }
 
 /* Whether thread HELD is gone from this process (tgkill's ESRCH).  */
@@ -130,7 +155,7 @@ static void
 forked (void)
 {
   memset (stripe, 0, sizeof stripe);
-  tid = tid_pid = holding = 0;
+  tid = holding = 0;
 }
 
 /* When the library is loaded: pthread_atfork at the first call would

@@ -59,25 +59,25 @@ too_large (struct fill *fl)
   return EFBIG;
 }
 
-/* The free space F->fs counts, in bytes, for a request of NEED: a
+/* The free space F->fs counts, in bytes: f_bavail, for root too; a
    filesystem that counts no blocks at all (memfd's internal tmpfs, a
    tmpfs mounted without a size) has none to check, UINT64_MAX.  The
-   blocks ext2, ext3 and ext4 reserve for root count for root only;
-   elsewhere f_bfree is no such reserve (btrfs counts in it space that
-   data cannot use: root's request between the two wrote 180 MiB before
-   its ENOSPC, t-review btrfs).  */
+   blocks ext2, ext3 and ext4 reserve for root are not counted: who may
+   use them is the kernel's to say (CAP_SYS_RESOURCE in the first user
+   namespace, the reserve's user or group: root in a user namespace may
+   not), and f_bfree also counts ext4's own reserve, which nobody may
+   use, and on btrfs space that data cannot use.  Root's request between
+   f_bavail and f_bfree wrote 180 MiB (btrfs) or 220 MiB (ext4) before
+   its ENOSPC (t-review btrfs root, ext4 root); now it gets ENOSPC
+   before writing, even where the kernel would let root have the
+   reserve.  */
 static uint64_t
-free_space (const struct fa_file *f, uint64_t need)
+free_space (const struct fa_file *f)
 {
-  uint64_t unit = (uint64_t) (f->fs.f_frsize ? f->fs.f_frsize
-			      : f->fs.f_bsize);
-
   if (f->fs.f_blocks == 0)
     return UINT64_MAX;
-  if ((uint64_t) f->fs.f_bavail * unit >= need
-      || (f->fs.f_type & 0xffffffffUL) != 0xef53 || geteuid () != 0)
-    return (uint64_t) f->fs.f_bavail * unit;
-  return (uint64_t) f->fs.f_bfree * unit;
+  return (uint64_t) f->fs.f_bavail
+	 * (uint64_t) (f->fs.f_frsize ? f->fs.f_frsize : f->fs.f_bsize);
 }
 
 /* How to go about it, before anything is written: the step, which ways
@@ -109,7 +109,7 @@ __fa_plan (struct fill *fl)
   if (fl->end > fl->size0 && (!fl->map || (f->flags & O_APPEND))
       && fl->end > __fa_limit (fl))
     return too_large (fl);
-  room = free_space (f, (uint64_t) (inside + tail));
+  room = free_space (f);
   /* The holes inside the file, at most all of the range there; counted
      only where the count decides: by FIEMAP, on tmpfs by lseek on a
      descriptor of our own (else a file of data near a full tmpfs got
@@ -135,7 +135,7 @@ __fa_plan (struct fill *fl)
      got 0): once more after syncfs, which lets xfs finish (measured).  */
   if ((uint64_t) (inside + tail) > room && syncfs (f->fd) == 0
       && fstatfs64 (f->fd, &f->fs) == 0)
-    room = free_space (f, (uint64_t) (inside + tail));
+    room = free_space (f);
   /* Before ENOSPC, the limit that __fa_grow's write would have met first.  */
   if ((uint64_t) (inside + tail) > room)
     return fl->end > fl->size0 && fl->end > __fa_limit (fl) ? too_large (fl)
