@@ -114,10 +114,11 @@ sv_anchor (pid_t group)
    kill to us alone, they are passed on, and so is the hangup's SIGHUP
    where we lead the session (ssh -t HOST CMD, a terminal emulator,
    setsid -c): the kernel sends it to the session's leader alone.  With
-   nowhere to go (COMMAND has exited, only what it left in other
-   sessions is under the filter), a signal ends us as it would have
-   ended COMMAND: its leftovers' calls then get ENOSYS (fallocate-shim
-   (1)).  TARGET read once: sv_wait may clear it meanwhile.  */
+   nowhere to go (COMMAND has exited; what it left under the filter,
+   in our group or in other sessions, is not ours to signal), a signal
+   ends us as it would have ended COMMAND: its leftovers' calls then
+   get ENOSYS (fallocate-shim(1)).  TARGET read once: sv_wait may clear
+   it meanwhile.  */
 static void
 forward (int sig, siginfo_t *si, void *uc)
 {

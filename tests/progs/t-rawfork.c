@@ -10,7 +10,10 @@
    of the parent's, and the same with a thread made in the child calling
    first: CASE 0, 1, 2, 3 (all by default); CASE 4 alone, as process 1
    of a pid namespace: a thread that called makes a raw clone into a
-   new pid namespace, where the child is process 1 again.  The last two failed: the
+   new pid namespace, where the child is process 1 again; CASE 5 alone,
+   so too: the raw clone made while another thread holds the file's
+   turn (the child's calls on the file hung: the stripe it inherited
+   named a thread ID of the child's own).  The last two failed: the
    ID kept per thread outlived the raw fork, and then (with one word
    for the process saying whether it forked) the new thread's call made
    the forking thread's kept ID trusted again.  */
@@ -18,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +118,70 @@ forker (void *arg)
   return (void *) (long) (pid < 0 || waitpid (pid, st, 0) != pid);
 }
 
+/* Case 5: a thread of ours holds the file's turn (a call of BIG) while
+   the main thread makes a raw clone into a new pid namespace, whose
+   child's threads get the IDs ours had.  */
+static void *
+holder (void *arg)
+{
+  (void) arg;
+  return (void *) (long) posix_fallocate64 (fd, 0, BIG);
+}
+
+/* The child PID's status into *ST within 60 s, else killed: 0, or -1
+   if it had to be killed.  */
+static int
+reap (pid_t pid, int *st)
+{
+  struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+
+  for (int i = 0; i < 6000; i++)
+    {
+      pid_t r = waitpid (pid, st, WNOHANG);
+      if (r == pid)
+	return 0;
+      if (r < 0)
+	return -1;
+      nanosleep (&ms10, NULL);
+    }
+  kill (pid, SIGKILL);
+  waitpid (pid, st, 0);
+  return -1;
+}
+
+static void
+held_across (const char *dir, const char *how)
+{
+  char path[4096];
+  struct timespec ms100 = { 0, 100 * 1000 * 1000 };
+  pthread_t t;
+  int st = 0;
+
+  fd = t_create (dir, "rawfork", path, sizeof path);
+  if (pthread_create (&t, NULL, holder, NULL) != 0)
+    {
+      t_ok (0, "%s: a thread", how);
+      return;
+    }
+  nanosleep (&ms100, NULL);
+  fflush (stdout);
+  pid_t pid = (pid_t) syscall (SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL,
+			       NULL, NULL);
+  if (pid == 0)
+    _exit (child (0));
+  int hung = pid < 0 || reap (pid, &st) < 0;
+  pthread_join (t, NULL);
+  if (hung)
+    t_ok (0, "%s: the child's calls return (killed after 60 s)", how);
+  else if (!WIFEXITED (st) || WEXITSTATUS (st) == 2)
+    t_ok (0, "%s: the child's calls (status %#x)", how, st);
+  else
+    t_ok (WEXITSTATUS (st) == 0, "%s: the child's calls return, a second "
+	  "thread's waiting for the first's", how);
+  close (fd);
+  unlink (path);
+}
+
 static void
 one (const char *dir, const char *how, int raw, int cache, int first)
 {
@@ -159,7 +227,7 @@ main (int argc, char **argv)
 {
   if (argc != 2 && argc != 3)
     {
-      fprintf (stderr, "usage: t-rawfork DIR [0|1|2|3|4]\n");
+      fprintf (stderr, "usage: t-rawfork DIR [0|1|2|3|4|5]\n");
       return 2;
     }
   if (!t_filtered ())
@@ -188,5 +256,11 @@ main (int argc, char **argv)
   else if (only == 4)
     one (argv[1], "raw clone into a new pid namespace from a thread that "
 	 "called, a new thread's call first", 2, 1, 1);
+  if (only == 5 && getpid () != 1)
+    t_unsupported ("raw clone into a new pid namespace while a thread "
+		   "holds the turn: run it as process 1 of one");
+  else if (only == 5)
+    held_across (argv[1], "raw clone into a new pid namespace while a "
+		 "thread holds the file's turn");
   return t_done ();
 }

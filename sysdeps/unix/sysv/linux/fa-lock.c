@@ -17,10 +17,13 @@
    waits for another thread either: two threads each interrupted by a
    handler that calls on the file the other is filling would wait for
    each other for ever; it goes on as a call from another process would,
-   without a turn.  A child forked while another thread held a lock gets
-   them all free (pthread_atfork); one made by clone or a raw fork,
-   which run no atfork handler, finds the holder missing from its thread
-   group and takes the word over.  */
+   without a turn.  A child, however made (fork, a raw fork, clone),
+   starts with every stripe free: they live in a page the kernel zeroes
+   in a fork's child (below).  Where that page cannot be had, a child of
+   fork() gets them free (pthread_atfork), and one of a raw fork or clone
+   finds the holder missing from its thread group and takes the word
+   over (but in a new pid namespace, where its own threads may have the
+   holder's ID).  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -37,11 +40,14 @@
 static unsigned generation;
 
 #define STRIPES 16
-static struct
+struct stripe
 {
   int owner;			/* thread ID of the holder, or 0 */
   int waiters;			/* threads asleep on owner, or about to be */
-} stripe[STRIPES];
+};
+
+/* The stripes where the page below cannot be had.  */
+static struct stripe kept[STRIPES];
 
 /* How many stripes this thread holds: more than 0 in a handler that
    interrupted a call of ours.  */
@@ -53,10 +59,13 @@ static __thread int holding;
 static __thread int tid;
 static __thread unsigned tid_token;
 
-/* A word holding the process's token, which the kernel zeroes in the
-   child of every fork, raw ones too (MADV_WIPEONFORK, Linux 4.14): a
-   thread's kept ID is its own only where the word holds the token it
-   was kept with.  A raw fork runs no atfork handler, and a child's
+/* A page the kernel zeroes in the child of every fork, raw ones too
+   (MADV_WIPEONFORK, Linux 4.14), holding the stripes and the process's
+   token.  A child thus starts with every stripe free: one made by a
+   raw clone into a new pid namespace found a stripe held by its
+   parent's thread 2, took it as its own thread 2's, went on without a
+   turn, and the next call on the file waited for ever.  A thread's kept
+   ID is its own only where the page holds the token it was kept with.  A raw fork runs no atfork handler, and a child's
    second thread took the lock its first held, named by the parent's
    ID, as abandoned (t-rawfork).  Tokens are counted in TOKENS, which a
    child inherits, so that its token is none its parent's threads kept:
@@ -66,7 +75,12 @@ static __thread unsigned tid_token;
    Mapped at the first call, not when the library is loaded (two system
    calls at every program's start: a hundredth of make bench's case 6).
    Where it cannot be had (UNFORKABLE), the ID is asked each time.  */
-static unsigned *unforked;
+struct unforked
+{
+  unsigned token;
+  struct stripe stripe[STRIPES];
+};
+static struct unforked *unforked;
 static int unforkable;
 static unsigned tokens;
 
@@ -74,12 +88,13 @@ static unsigned tokens;
 # define MADV_WIPEONFORK 18
 #endif
 
-/* The word, or NULL.  Two threads, or a handler and the thread it
+/* The page, or NULL.  Two threads, or a handler and the thread it
    interrupted, may map one each: one keeps its own.  */
-static unsigned *
-fork_word (void)
+static struct unforked *
+fork_page (void)
 {
-  unsigned *w = __atomic_load_n (&unforked, __ATOMIC_ACQUIRE), *none = NULL;
+  struct unforked *w = __atomic_load_n (&unforked, __ATOMIC_ACQUIRE);
+  struct unforked *none = NULL;
   size_t page;
 
   if (w || __atomic_load_n (&unforkable, __ATOMIC_RELAXED))
@@ -125,7 +140,8 @@ token (unsigned *w)
 static int
 self_id (void)
 {
-  unsigned *w = fork_word ();
+  struct unforked *u = fork_page ();
+  unsigned *w = u ? &u->token : NULL;
 
   if (tid && w && __atomic_load_n (w, __ATOMIC_ACQUIRE) == tid_token)
     return tid;
@@ -151,10 +167,19 @@ gone_holder (int held)
   return r;
 }
 
+/* The stripes: in the page, once it is had, else KEPT, for good.  */
+static struct stripe *
+stripes (void)
+{
+  struct unforked *u = fork_page ();
+
+  return u ? u->stripe : kept;
+}
+
 static void
 forked (void)
 {
-  memset (stripe, 0, sizeof stripe);
+  memset (kept, 0, sizeof kept);
   tid = holding = 0;
 }
 
@@ -169,6 +194,7 @@ init (void)
 void
 __fa_lock (struct fa_file *f)
 {
+  struct stripe *stripe = stripes ();
   int i = (int) (f->st.st_ino % STRIPES);
   int self = self_id (), held = 0;
 
@@ -208,6 +234,7 @@ __fa_stale (const struct fa_file *f)
 void
 __fa_unlock (struct fa_file *f)
 {
+  struct stripe *stripe = stripes ();
   int i = (int) (f->st.st_ino % STRIPES);
 
   __atomic_add_fetch (&generation, 1, __ATOMIC_RELEASE);
