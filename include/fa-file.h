@@ -35,6 +35,7 @@ struct fa_file
   int fiemap;			/* FIEMAP answers on the file; -1 not asked */
   unsigned gen;			/* calls finished before the check */
   int locked;			/* by __fa_lock */
+  void *turns;			/* the stripes __fa_lock used */
   struct fa_extents fm;		/* the last FIEMAP reply, which describes */
   int64_t fm_from, fm_to;	/* [fm_from, fm_to) */
   int seals;			/* F_GET_SEALS of a memfd, else 0 */

@@ -221,6 +221,7 @@ __fa_lock (struct fa_file *f)
       held = 0;
     }
   holding++;
+  f->turns = stripe;
   f->locked = 1;
 }
 
@@ -234,12 +235,15 @@ __fa_stale (const struct fa_file *f)
 void
 __fa_unlock (struct fa_file *f)
 {
-  struct stripe *stripe = stripes ();
   int i = (int) (f->st.st_ino % STRIPES);
 
   __atomic_add_fetch (&generation, 1, __ATOMIC_RELEASE);
   if (f->locked)
     {
+      /* Those the lock used: a thread whose mapping of the page failed
+	 while another's did not used KEPT, once.  */
+      struct stripe *stripe = f->turns;
+
       holding--;
       __atomic_store_n (&stripe[i].owner, 0, __ATOMIC_SEQ_CST);
       if (__atomic_load_n (&stripe[i].waiters, __ATOMIC_SEQ_CST))
