@@ -6,18 +6,15 @@
    stripe of inode numbers, so that calls on other files rarely wait.
 
    A call from a signal handler that interrupted a call of ours in the
-   same thread goes on without the lock rather than wait for itself.  So
-   a stripe's word is its holder's thread ID, 0 when free: taking it and
-   naming the holder are one compare-and-swap, letting it go one store,
-   and a handler, wherever it interrupts, finds the word either free or
-   naming its own thread (a mutex with its holder recorded beside it
-   leaves a gap on each side where the handler waits for itself).
-   Nothing else is taken on the way, not even a pthread_once (a handler
-   interrupting its first run waits for itself).  Such a call never
-   waits for another thread either: two threads each interrupted by a
-   handler that calls on the file the other is filling would wait for
-   each other for ever; it goes on as a call from another process would,
-   without a turn.  A child, however made (fork, a raw fork, clone),
+   same thread, wherever in it (INSIDE counts them from the start of
+   __fa_lock to the end of __fa_unlock), goes on at once, without a
+   turn, as a call from another process would: it would wait for itself,
+   or, two threads each interrupted by a handler that calls on the file
+   the other is filling, for each other for ever.  A stripe's word is
+   its holder's thread ID, 0 when free: taking it and naming the holder
+   are one compare-and-swap, letting it go one store.  Nothing else is
+   taken on the way, not even a pthread_once (a handler interrupting its
+   first run waits for itself).  A child, however made (fork, a raw fork, clone),
    starts with every stripe free: they live in a page the kernel zeroes
    in a fork's child (below).  Where that page cannot be had, a child of
    fork() gets them free (pthread_atfork), and one of a raw fork or clone
@@ -49,9 +46,13 @@ struct stripe
 /* The stripes where the page below cannot be had.  */
 static struct stripe kept[STRIPES];
 
-/* How many stripes this thread holds: more than 0 in a handler that
-   interrupted a call of ours.  */
-static __thread int holding;
+/* How many calls of ours this thread is inside, from the start of
+   __fa_lock to the end of __fa_unlock: more than 0 in a handler that
+   interrupted one, wherever (counting only the turns held left a gap on
+   each side of taking and letting go, where two threads' handlers each
+   waited for the other's turn for ever, and a handler interrupting a
+   call that waited for its turn waited too).  */
+static __thread int inside;
 
 /* The thread's ID, asked once per thread (gettid is a system call: one
    per call cost make bench's 1-byte calls a tenth of their time), and
@@ -81,15 +82,20 @@ struct unforked
   struct stripe stripe[STRIPES];
 };
 static struct unforked *unforked;
-static int unforkable;
 static unsigned tokens;
+
+/* UNFORKED once the page cannot be had: one answer for every thread
+   (a thread that could not map it used KEPT while another took the
+   page's stripes, and both took one file's turn).  */
+#define NOPAGE ((struct unforked *) 1)
 
 #ifndef MADV_WIPEONFORK
 # define MADV_WIPEONFORK 18
 #endif
 
 /* The page, or NULL.  Two threads, or a handler and the thread it
-   interrupted, may map one each: one keeps its own.  */
+   interrupted, may map one each, or fail to: the first answer
+   published is every thread's.  */
 static struct unforked *
 fork_page (void)
 {
@@ -97,25 +103,26 @@ fork_page (void)
   struct unforked *none = NULL;
   size_t page;
 
-  if (w || __atomic_load_n (&unforkable, __ATOMIC_RELAXED))
-    return w;
+  if (w)
+    return w == NOPAGE ? NULL : w;
   page = (size_t) sysconf (_SC_PAGESIZE);
   w = mmap (NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 	    -1, 0);
-  if (w == MAP_FAILED || madvise (w, page, MADV_WIPEONFORK) < 0)
+  if (w != MAP_FAILED && madvise (w, page, MADV_WIPEONFORK) < 0)
     {
-      if (w != MAP_FAILED)
-	munmap (w, page);
-      __atomic_store_n (&unforkable, 1, __ATOMIC_RELAXED);
-      return NULL;
+      munmap (w, page);
+      w = MAP_FAILED;
     }
+  if (w == MAP_FAILED)
+    w = NOPAGE;
   if (!__atomic_compare_exchange_n (&unforked, &none, w, 0, __ATOMIC_ACQ_REL,
 				    __ATOMIC_ACQUIRE))
     {
-      munmap (w, page);
+      if (w != NOPAGE)
+	munmap (w, page);
       w = none;
     }
-  return w;
+  return w == NOPAGE ? NULL : w;
 }
 
 /* The process's token, handed out by the first call since the process
@@ -180,7 +187,7 @@ static void
 forked (void)
 {
   memset (kept, 0, sizeof kept);
-  tid = holding = 0;
+  tid = inside = 0;
 }
 
 /* When the library is loaded: pthread_atfork at the first call would
@@ -194,15 +201,21 @@ init (void)
 void
 __fa_lock (struct fa_file *f)
 {
-  struct stripe *stripe = stripes ();
-  int i = (int) (f->st.st_ino % STRIPES);
-  int self = self_id (), held = 0;
+  struct stripe *stripe;
+  int i = (int) (f->st.st_ino % STRIPES), self, held = 0;
 
   f->locked = 0;
+  /* Counted before anything else, so that a handler interrupting from
+     here on finds it.  */
+  if (inside++)
+    return;
+  __atomic_signal_fence (__ATOMIC_SEQ_CST);
+  stripe = stripes ();
+  self = self_id ();
   while (!__atomic_compare_exchange_n (&stripe[i].owner, &held, self, 0,
 				       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
     {
-      if (held == self || holding)
+      if (held == self)
 	return;
       if (gone_holder (held))
 	{
@@ -220,7 +233,6 @@ __fa_lock (struct fa_file *f)
       __atomic_sub_fetch (&stripe[i].waiters, 1, __ATOMIC_SEQ_CST);
       held = 0;
     }
-  holding++;
   f->turns = stripe;
   f->locked = 1;
 }
@@ -244,12 +256,14 @@ __fa_unlock (struct fa_file *f)
 	 while another's did not used KEPT, once.  */
       struct stripe *stripe = f->turns;
 
-      holding--;
       __atomic_store_n (&stripe[i].owner, 0, __ATOMIC_SEQ_CST);
       if (__atomic_load_n (&stripe[i].waiters, __ATOMIC_SEQ_CST))
 	syscall (SYS_futex, &stripe[i].owner, FUTEX_WAKE_PRIVATE, 1,
 		 NULL, NULL, 0);
     }
+  /* Counted out only once the turn is let go.  */
+  __atomic_signal_fence (__ATOMIC_SEQ_CST);
+  inside--;
 }
 
 /* Read by __fa_check into F->gen.  */
