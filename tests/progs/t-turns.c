@@ -1,6 +1,6 @@
 /* t-turns DIR: a signal handler's call interrupting a call of ours that
    waits for its turn (under fa-seccomp ENOSYS, on DIR).  Thread A fills
-   256 MiB of a file; 30 ms in, thread B asks for 8 KiB of it, and waits
+   1 GiB of a file; 30 ms in, thread B asks for 8 KiB of it, and waits
    its turn; 60 ms in, B gets SIGUSR1, whose handler asks for 4 KiB of
    the same file: the handler's call goes on at once, without a turn
    (libfallocate(3): wherever it interrupts a call of ours), returning
@@ -55,7 +55,7 @@ static void *
 a (void *arg)
 {
   (void) arg;
-  int r = posix_fallocate64 (fd, 0, 256LL << 20);
+  int r = posix_fallocate64 (fd, 0, 1LL << 30);
   a_end = now ();
   return (void *) (long) r;
 }

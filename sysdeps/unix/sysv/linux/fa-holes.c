@@ -107,6 +107,18 @@ seek_hole (const struct fa_file *f, int64_t *from, int64_t *to)
   return 1;
 }
 
+/* Where extent E ends, INT64_MAX at most: the block of a file that
+   ends at INT64_MAX ends at 2^63 (UBSan: a signed overflow on xfs and
+   btrfs, t-review maxbytes under make check-asan).  */
+static int64_t
+extent_end (const struct fiemap_extent *e)
+{
+  uint64_t end = e->fe_logical + e->fe_length;
+
+  return end > (uint64_t) INT64_MAX || end < e->fe_logical ? INT64_MAX
+	 : (int64_t) end;
+}
+
 /* The first hole of [*FROM, TO) as [*FROM, *TO): 1, or 0 if there is
    none, or -1 if the filesystem cannot tell (no FIEMAP: tmpfs, FUSE,
    network filesystems) or the ioctl fails.  Extents in any state
@@ -136,14 +148,14 @@ __fa_next_hole (struct fa_file *f, int64_t *from, int64_t *to)
 	  const struct fiemap_extent *e = &fm->m.fm_extents[n ? n - 1 : 0];
 	  f->fm_from = at;
 	  f->fm_to = n == FA_EXTENTS && !(e->fe_flags & FIEMAP_EXTENT_LAST)
-		     ? (int64_t) (e->fe_logical + e->fe_length) : *to;
+		     ? extent_end (e) : *to;
 	}
       for (unsigned i = 0; i < fm->m.fm_mapped_extents; i++)
 	{
 	  const struct fiemap_extent *e = &fm->m.fm_extents[i];
 	  int64_t start = (int64_t) e->fe_logical;
 
-	  if (start + (int64_t) e->fe_length <= at)
+	  if (extent_end (e) <= at)
 	    continue;
 	  if (start > at)
 	    {
@@ -151,7 +163,7 @@ __fa_next_hole (struct fa_file *f, int64_t *from, int64_t *to)
 	      *to = start < *to ? start : *to;
 	      return 1;
 	    }
-	  at = start + (int64_t) e->fe_length;
+	  at = extent_end (e);
 	}
       /* Past the last extent the reply knows of: a hole up to its end,
 	 or, if it ended at its last extent, ask again from there.  */
