@@ -13,7 +13,10 @@
    new pid namespace, where the child is process 1 again; CASE 5 alone,
    so too: the raw clone made while another thread holds the file's
    turn (the child's calls on the file hung: the stripe it inherited
-   named a thread ID of the child's own).  The last two failed: the
+   named a thread ID of the child's own); CASE 6 (by default too): fork
+   () from a signal handler that interrupted a call, the child then
+   taking turns (the atfork handler's reset of the count of calls it was
+   inside left it at -1, and it took none).  The last two failed: the
    ID kept per thread outlived the raw fork, and then (with one word
    for the process saying whether it forked) the new thread's call made
    the forking thread's kept ID trusted again.  */
@@ -182,6 +185,78 @@ held_across (const char *dir, const char *how)
   unlink (path);
 }
 
+/* Case 6: fork () from a signal handler that interrupted a call of
+   ours; the child, once the interrupted call is over, must still take
+   turns.  */
+static pid_t parent_pid, handler_child;
+static volatile sig_atomic_t in_call, forked_inside;
+static pthread_t main_thread;
+
+static void
+on_usr1 (int sig)
+{
+  (void) sig;
+  forked_inside = in_call;
+  pid_t p = fork ();
+  if (p > 0)
+    handler_child = p;
+}
+
+static void *
+kicker (void *arg)
+{
+  struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+
+  (void) arg;
+  nanosleep (&ms10, NULL);
+  pthread_kill (main_thread, SIGUSR1);
+  return NULL;
+}
+
+static void
+fork_in_handler (const char *dir, const char *how)
+{
+  char path[4096];
+  struct sigaction sa;
+  pthread_t t;
+  int st = 0;
+
+  fd = t_create (dir, "rawfork", path, sizeof path);
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_usr1;
+  sigaction (SIGUSR1, &sa, NULL);
+  parent_pid = getpid ();
+  main_thread = pthread_self ();
+  fflush (stdout);
+  pthread_create (&t, NULL, kicker, NULL);
+  in_call = 1;
+  int r = posix_fallocate64 (fd, 0, BIG);
+  in_call = 0;
+  /* The child, once the interrupted call is over: the two calls on a
+     file of its own (the first one's is allocated by now).  */
+  if (getpid () != parent_pid)
+    {
+      char path2[4096];
+
+      fd = t_create (dir, "rawfork-child", path2, sizeof path2);
+      int code = r ? 2 : child (0);
+      unlink (path2);
+      _exit (code);
+    }
+  pthread_join (t, NULL);
+  if (!forked_inside || handler_child <= 0)
+    t_unsupported ("%s: the signal did not land inside the call", how);
+  else if (reap (handler_child, &st) < 0 || !WIFEXITED (st)
+	   || WEXITSTATUS (st) == 2)
+    t_ok (0, "%s: the child's calls (status %#x)", how, st);
+  else
+    t_ok (WEXITSTATUS (st) == 0, "%s: a second thread's call on the same "
+	  "file waits for the first's", how);
+  signal (SIGUSR1, SIG_DFL);
+  close (fd);
+  unlink (path);
+}
+
 static void
 one (const char *dir, const char *how, int raw, int cache, int first)
 {
@@ -227,7 +302,7 @@ main (int argc, char **argv)
 {
   if (argc != 2 && argc != 3)
     {
-      fprintf (stderr, "usage: t-rawfork DIR [0|1|2|3|4|5]\n");
+      fprintf (stderr, "usage: t-rawfork DIR [0|1|2|3|4|5|6]\n");
       return 2;
     }
   if (!t_filtered ())
@@ -256,6 +331,9 @@ main (int argc, char **argv)
   else if (only == 4)
     one (argv[1], "raw clone into a new pid namespace from a thread that "
 	 "called, a new thread's call first", 2, 1, 1);
+  if (only < 0 || only == 6)
+    fork_in_handler (argv[1], "fork () from a handler that interrupted a "
+		     "call, in the child");
   if (only == 5 && getpid () != 1)
     t_unsupported ("raw clone into a new pid namespace while a thread "
 		   "holds the turn: run it as process 1 of one");

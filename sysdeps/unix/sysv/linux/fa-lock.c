@@ -183,11 +183,15 @@ stripes (void)
   return u ? u->stripe : kept;
 }
 
+/* Not INSIDE: a fork from a handler that interrupted a call of ours
+   leaves the child inside it, and the call's __fa_unlock counts it out
+   (set to 0 here, it went to -1, and every later call of the thread
+   went on without a turn: t-rawfork case 6).  */
 static void
 forked (void)
 {
   memset (kept, 0, sizeof kept);
-  tid = inside = 0;
+  tid = 0;
 }
 
 /* When the library is loaded: pthread_atfork at the first call would
