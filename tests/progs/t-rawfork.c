@@ -121,6 +121,20 @@ forker (void *arg)
   return (void *) (long) (pid < 0 || waitpid (pid, st, 0) != pid);
 }
 
+/* The verdict on a child's status ST, RAN 0 if it could not be made,
+   was killed after 60 s, or could not be reaped: exit 0 if the second
+   thread's call waited (child), 1 if not, 2 on an error.  */
+static void
+verdict (const char *how, int ran, int st)
+{
+  if (!ran || !WIFEXITED (st) || WEXITSTATUS (st) == 2)
+    t_ok (0, "%s: the child's calls (status %#x%s)", how, st,
+	  ran ? "" : ", not run to their end");
+  else
+    t_ok (WEXITSTATUS (st) == 0, "%s: a second thread's call on the same "
+	  "file waits for the first's", how);
+}
+
 /* Case 5: a thread of ours holds the file's turn (a call of BIG) while
    the main thread makes a raw clone into a new pid namespace, whose
    child's threads get the IDs ours had.  */
@@ -174,13 +188,7 @@ held_across (const char *dir, const char *how)
     _exit (child (0));
   int hung = pid < 0 || reap (pid, &st) < 0;
   pthread_join (t, NULL);
-  if (hung)
-    t_ok (0, "%s: the child's calls return (killed after 60 s)", how);
-  else if (!WIFEXITED (st) || WEXITSTATUS (st) == 2)
-    t_ok (0, "%s: the child's calls (status %#x)", how, st);
-  else
-    t_ok (WEXITSTATUS (st) == 0, "%s: the child's calls return, a second "
-	  "thread's waiting for the first's", how);
+  verdict (how, !hung, st);
   close (fd);
   unlink (path);
 }
@@ -246,12 +254,11 @@ fork_in_handler (const char *dir, const char *how)
   pthread_join (t, NULL);
   if (!forked_inside || handler_child <= 0)
     t_unsupported ("%s: the signal did not land inside the call", how);
-  else if (reap (handler_child, &st) < 0 || !WIFEXITED (st)
-	   || WEXITSTATUS (st) == 2)
-    t_ok (0, "%s: the child's calls (status %#x)", how, st);
   else
-    t_ok (WEXITSTATUS (st) == 0, "%s: a second thread's call on the same "
-	  "file waits for the first's", how);
+    {
+      int ran = reap (handler_child, &st) == 0;
+      verdict (how, ran, st);
+    }
   signal (SIGUSR1, SIG_DFL);
   close (fd);
   unlink (path);
@@ -261,7 +268,7 @@ static void
 one (const char *dir, const char *how, int raw, int cache, int first)
 {
   char path[4096];
-  int st;
+  int st = 0;
 
   fd = t_create (dir, "rawfork", path, sizeof path);
   if (raw == 2)
@@ -272,11 +279,7 @@ one (const char *dir, const char *how, int raw, int cache, int first)
       st = 0;
       if (pthread_create (&t, NULL, forker, &st) == 0)
 	pthread_join (t, &bad);
-      if (bad || !WIFEXITED (st) || WEXITSTATUS (st) == 2)
-	t_ok (0, "%s: the child's calls (status %#x)", how, st);
-      else
-	t_ok (WEXITSTATUS (st) == 0, "%s: a second thread's call on the "
-	      "same file waits for the first's", how);
+      verdict (how, !bad, st);
       close (fd);
       unlink (path);
       return;
@@ -287,12 +290,8 @@ one (const char *dir, const char *how, int raw, int cache, int first)
   pid_t pid = raw ? (pid_t) syscall (SYS_fork) : fork ();
   if (pid == 0)
     _exit (child (first));
-  if (pid < 0 || waitpid (pid, &st, 0) != pid || !WIFEXITED (st)
-      || WEXITSTATUS (st) == 2)
-    t_ok (0, "%s: the child's calls (status %#x)", how, st);
-  else
-    t_ok (WEXITSTATUS (st) == 0, "%s: a second thread's call on the same "
-	  "file waits for the first's", how);
+  int ran = pid > 0 && waitpid (pid, &st, 0) == pid;
+  verdict (how, ran, st);
   close (fd);
   unlink (path);
 }

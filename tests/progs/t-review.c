@@ -409,23 +409,6 @@ nproc (void)
   unlink (path);
 }
 
-/* FIELD of /proc/self/io ("write_bytes: "): what this process dirtied,
-   by write or by a mapping's fault; -1 if not known.  */
-static long long
-io_field (const char *field)
-{
-  char line[128];
-  long long n = -1;
-  FILE *f = fopen ("/proc/self/io", "re");
-
-  while (f && fgets (line, sizeof line, f))
-    if (strncmp (line, field, strlen (field)) == 0)
-      n = atoll (line + strlen (field));
-  if (f)
-    fclose (f);
-  return n;
-}
-
 /* A third and a fourth review: as root, a request between f_bavail and
    f_bfree was let through, and wrote until ENOSPC: on btrfs f_bfree
    counts space that data cannot use (180 MiB written), on ext4 the
@@ -457,9 +440,9 @@ root_band (void)
   int64_t len = ((int64_t) v.f_bavail
 		 + (int64_t) (v.f_bfree - v.f_bavail) / 2)
 		* (int64_t) v.f_frsize;
-  long long w0 = io_field ("write_bytes: ");
+  long long w0 = t_proc_field ("/proc/self/io", "write_bytes: ");
   int r = posix_fallocate64 (fd, 0, len);
-  long long w1 = io_field ("write_bytes: ");
+  long long w1 = t_proc_field ("/proc/self/io", "write_bytes: ");
   statvfs (dir, &after);
   int kept = t_size (fd) == 0 && w1 - w0 < (1 << 20)
 	     && after.f_bavail >= v.f_bavail - v.f_bavail / 10;

@@ -21,34 +21,12 @@
 
 #define LEN (8 << 20)
 
-static long long
-io (const char *key)
-{
-  char line[128];
-  long long v = -1;
-  FILE *f = fopen ("/proc/self/io", "r");
-
-  while (f && fgets (line, sizeof line, f))
-    if (strncmp (line, key, strlen (key)) == 0)
-      v = atoll (line + strlen (key));
-  if (f)
-    fclose (f);
-  return v;
-}
-
 static long
 vm_size (void)
 {
-  char line[128];
-  long v = -1;
-  FILE *f = fopen ("/proc/self/status", "r");
+  long long kib = t_proc_field ("/proc/self/status", "VmSize:");
 
-  while (f && fgets (line, sizeof line, f))
-    if (strncmp (line, "VmSize:", 7) == 0)
-      v = atol (line + 7) * 1024;
-  if (f)
-    fclose (f);
-  return v;
+  return kib < 0 ? -1 : (long) kib * 1024;
 }
 
 int
@@ -74,9 +52,11 @@ main (int argc, char **argv)
       printf ("# the first call, RLIMIT_AS at %ld: %d\n",
 	      (long) low.rlim_cur, r);
     }
-  long long r0 = io ("syscr: "), w0 = io ("syscw: ");
+  long long r0 = t_proc_field ("/proc/self/io", "syscr: ");
+  long long w0 = t_proc_field ("/proc/self/io", "syscw: ");
   int r = posix_fallocate (fd, 0, LEN);
-  long long r1 = io ("syscr: "), w1 = io ("syscw: ");
+  long long r1 = t_proc_field ("/proc/self/io", "syscr: ");
+  long long w1 = t_proc_field ("/proc/self/io", "syscw: ");
   t_ok (r1 - r0 < 256 && w1 - w0 < 256,
 	"%s: no block read or written, the file known to have no holes "
 	"(%lld reads, %lld writes)",

@@ -68,6 +68,21 @@ t_valgrind (void)
   return getenv ("FA_VALGRIND") != NULL;
 }
 
+long long
+t_proc_field (const char *path, const char *key)
+{
+  char line[256];
+  long long v = -1;
+  FILE *f = fopen (path, "re");
+
+  while (f && fgets (line, sizeof line, f))
+    if (strncmp (line, key, strlen (key)) == 0)
+      v = atoll (line + strlen (key));
+  if (f)
+    fclose (f);
+  return v;
+}
+
 int
 t_create (const char *dir, const char *name, char *path, size_t size)
 {

@@ -29,6 +29,9 @@ int t_filtered (void);
 /* Nonzero under make check-valgrind (FA_VALGRIND set): valgrind answers
    a negative descriptor with EBADF itself, before any seccomp filter.  */
 int t_valgrind (void);
+/* The number after KEY at the start of a line of the file PATH
+   ("/proc/self/io", "write_bytes: "), or -1.  */
+long long t_proc_field (const char *path, const char *key);
 
 /* FN run in a thread whose cancellation is pending (deferred): 1 if FN
    returned (the thread then cancelled at pthread_testcancel), 0 if it
