@@ -34,8 +34,9 @@ struct fa_file
   int own;			/* in __fa_own's thread, fd its own */
   int fiemap;			/* FIEMAP answers on the file; -1 not asked */
   unsigned gen;			/* calls finished before the check */
-  int locked;			/* by __fa_lock */
-  void *turns;			/* the stripes __fa_lock used */
+  void *turn;			/* the turn __fa_lock took, or NULL */
+  int self;			/* its holder's thread ID */
+  unsigned token;		/* the process's token when it was taken */
   struct fa_extents fm;		/* the last FIEMAP reply, which describes */
   int64_t fm_from, fm_to;	/* [fm_from, fm_to) */
   int seals;			/* F_GET_SEALS of a memfd, else 0 */

@@ -61,35 +61,6 @@ static const char *dir;
 static int big;
 static atomic_int inside;
 
-/* A new file whose inode shares FD's lock stripe (ino % 16), or -1.
-   The others are removed only at the end, or their inode numbers would
-   come back.  */
-static int
-same_stripe (int fd, char *path, size_t size)
-{
-  struct stat64 a, b;
-  char name[32];
-  int found = -1, i;
-
-  fstat64 (fd, &a);
-  for (i = 0; i < 256 && found < 0; i++)
-    {
-      snprintf (name, sizeof name, "stripe%d", i);
-      int f = t_create (dir, name, path, size);
-      if (fstat64 (f, &b) == 0 && b.st_ino % 16 == a.st_ino % 16)
-	found = f;
-      else
-	close (f);
-    }
-  for (int j = 0; j < i - 1; j++)
-    {
-      char other[4096];
-      snprintf (other, sizeof other, "%s/stripe%d", dir, j);
-      unlink (other);
-    }
-  return found;
-}
-
 static atomic_int returned;
 
 static void *
@@ -139,7 +110,7 @@ forked (void)
     {
       round++;
       big = t_create (dir, "forkbig", p1, sizeof p1);
-      int small = same_stripe (big, p2, sizeof p2);
+      int small = t_sibling (dir, big, p2, sizeof p2);
       if (small < 0)
 	{
 	  close (big);
@@ -210,7 +181,7 @@ signalled (void)
       for (int round = 0; round < 20 && !handler_during; round++)
 	{
 	  big = t_create (dir, "sigbig", p1, sizeof p1);
-	  handler_fd = same_stripe (big, p2, sizeof p2);
+	  handler_fd = t_sibling (dir, big, p2, sizeof p2);
 	  if (handler_fd < 0)
 	    _exit (3);
 	  handler_ret = -1;

@@ -115,34 +115,6 @@ tid (void)
   return (pid_t) syscall (SYS_gettid);
 }
 
-/* A new file whose inode shares FD's lock stripe (ino % 16), or, if
-   none comes in 64 tries, any new file.  The others are removed only
-   once it is found, or their inode numbers would come back.  */
-static int
-same_stripe (int fd, char *path, size_t size)
-{
-  struct stat64 a, b;
-  char name[32], other[4096];
-  int found = -1, i;
-
-  fstat64 (fd, &a);
-  for (i = 0; i < 64 && found < 0; i++)
-    {
-      snprintf (name, sizeof name, "stripe%d", i);
-      int f = t_create (dir, name, path, size);
-      if (i == 63 || (fstat64 (f, &b) == 0 && b.st_ino % 16 == a.st_ino % 16))
-	found = f;
-      else
-	close (f);
-    }
-  for (int j = 0; j < i - 1; j++)
-    {
-      snprintf (other, sizeof other, "%s/stripe%d", dir, j);
-      unlink (other);
-    }
-  return found;
-}
-
 /* Run FN in a child under a deadline of SECS: its exit status, or -1 if
    it hung (killed) or died of a signal.  */
 static int
@@ -348,7 +320,9 @@ handler (void)
   struct sigaction sa = { .sa_handler = on_usr1 };
 
   big_fd = t_create (dir, "sigbig", p1, sizeof p1);
-  handler_fd = same_stripe (big_fd, p2, sizeof p2);
+  handler_fd = t_sibling (dir, big_fd, p2, sizeof p2);
+  if (handler_fd < 0)
+    handler_fd = t_create (dir, "sibling", p2, sizeof p2);
   sigaction (SIGUSR1, &sa, NULL);
   int r = in_child (gaps, 30);
   t_ok (r == 0, "handler: a signal in each gap of the lock: no call waits "

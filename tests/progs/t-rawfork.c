@@ -1,25 +1,21 @@
-/* t-rawfork DIR: the per-file lock of fa-lock.c (__fa_lock) in a child
-   made by a raw fork (syscall (SYS_fork): no atfork handler runs).  Run under
-   fa-seccomp ENOSYS, so that posix_fallocate takes the fallback, which
-   takes the lock.  In the child, the main thread fills 1 GiB of a file;
-   50 ms into it a second thread asks for 4 KiB past its end, which
-   must wait its turn: PASS if it returns after the main thread's call
-   lets the lock go, FAIL if 20 ms or more before its return (it took the lock, named by the parent's thread ID,
-   which is not in the child, as abandoned).  Ways to make the child: fork () (the atfork handler forgets the ID), a raw fork by a
-   parent that never called (no ID cached), and a raw fork after a call
-   of the parent's, and the same with a thread made in the child calling
-   first: CASE 0, 1, 2, 3 (all by default); CASE 4 alone, as process 1
-   of a pid namespace: a thread that called makes a raw clone into a
-   new pid namespace, where the child is process 1 again; CASE 5 alone,
-   so too: the raw clone made while another thread holds the file's
-   turn (the child's calls on the file hung: the stripe it inherited
-   named a thread ID of the child's own); CASE 6 (by default too): fork
-   () from a signal handler that interrupted a call, the child then
-   taking turns (the atfork handler's reset of the count of calls it was
-   inside left it at -1, and it took none).  The last two failed: the
-   ID kept per thread outlived the raw fork, and then (with one word
-   for the process saying whether it forked) the new thread's call made
-   the forking thread's kept ID trusted again.  */
+/* t-rawfork DIR [CASE]: the per-file turns of fa-lock.c in children
+   made by fork, raw forks and clones (syscall (SYS_fork): no atfork
+   handler runs), under fa-seccomp ENOSYS, so that posix_fallocate
+   takes the fallback, which takes turns.  In the child, the main
+   thread fills 1 GiB of a file; 50 ms into it a second thread asks for
+   4 KiB past its end, which must wait its turn: PASS if it returns
+   after the main thread's call lets the turn go, FAIL if 20 ms or more
+   before (it took the turn as its own or as abandoned).  Ways to make
+   the child: CASE 0, a raw fork by a parent that never called; 1, fork
+   (); 2, a raw fork after a call of the parent's; 3, the same with a
+   thread made in the child calling first; 6, fork () from a signal
+   handler that interrupted a call; 7, as 6 with a fill by a new thread
+   of the child's during the interrupted call (above fork_in_handler).
+   Only when asked, as process 1 of a pid namespace: CASE 4, a raw
+   clone into a new pid namespace from a thread that called, where the
+   child is process 1 again and its new threads get the IDs the
+   parent's had; CASE 5, the same while another thread holds the
+   file's turn.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -193,12 +189,43 @@ held_across (const char *dir, const char *how)
   unlink (path);
 }
 
-/* Case 6: fork () from a signal handler that interrupted a call of
-   ours; the child, once the interrupted call is over, must still take
-   turns.  */
+/* Cases 6 and 7: fork () from a signal handler that interrupted a
+   call of ours, once the call has begun to fill.  Case 6: the child,
+   once the interrupted call is over, must still take turns.  Case 7:
+   in the child, the handler starts a thread filling 2 GiB more of the
+   file; once the interrupted call is over, a third thread's 4 KiB call
+   on the file must wait for that fill (the interrupted call let go of
+   the second thread's turn: it was the parent's it had taken).  */
 static pid_t parent_pid, handler_child;
-static volatile sig_atomic_t in_call, forked_inside;
+static volatile sig_atomic_t in_call, forked_inside, clobber;
 static pthread_t main_thread;
+static pthread_t second, third;
+static volatile int call_over;
+static long second_end, third_start, third_end;
+
+static void *
+second_fill (void *arg)
+{
+  (void) arg;
+  long r = posix_fallocate64 (fd, BIG, 2 * BIG);
+  second_end = now_us ();
+  return (void *) r;
+}
+
+static void *
+third_call (void *arg)
+{
+  struct timespec ms5 = { 0, 5 * 1000 * 1000 };
+
+  (void) arg;
+  while (!__atomic_load_n (&call_over, __ATOMIC_SEQ_CST))
+    nanosleep (&ms5, NULL);
+  nanosleep (&ms5, NULL);
+  third_start = now_us ();
+  long r = posix_fallocate64 (fd, 4 * BIG, 4096);
+  third_end = now_us ();
+  return (void *) r;
+}
 
 static void
 on_usr1 (int sig)
@@ -208,21 +235,51 @@ on_usr1 (int sig)
   pid_t p = fork ();
   if (p > 0)
     handler_child = p;
+  else if (p == 0 && clobber
+	   && (pthread_create (&second, NULL, second_fill, NULL) != 0
+	       || pthread_create (&third, NULL, third_call, NULL) != 0))
+    _exit (2);
 }
 
+/* The signal, once the call has begun to fill.  */
 static void *
 kicker (void *arg)
 {
-  struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+  struct timespec us100 = { 0, 100 * 1000 };
 
   (void) arg;
-  nanosleep (&ms10, NULL);
-  pthread_kill (main_thread, SIGUSR1);
+  while (in_call && t_alloc (fd) == 0)
+    nanosleep (&us100, NULL);
+  if (in_call)
+    pthread_kill (main_thread, SIGUSR1);
   return NULL;
 }
 
+/* Case 7's child, once the interrupted call is over: exit 0 if the
+   third thread's call waited for the second's, 1 if not, 2 on an
+   error.  */
+static int
+clobbered (int r)
+{
+  void *r2, *r3;
+
+  __atomic_store_n (&call_over, 1, __ATOMIC_SEQ_CST);
+  pthread_join (second, &r2);
+  pthread_join (third, &r3);
+  printf ("# child: the interrupted call %d, the second %ld, the third "
+	  "%ld, which returned %ld us %s the second\n", r, (long) r2,
+	  (long) r3, labs (second_end - third_end),
+	  third_end < second_end ? "before" : "after");
+  fflush (stdout);
+  if (r2 || r3)
+    return 2;
+  /* Its clock read after the call lags the return a little.  */
+  return third_end - third_start >= (second_end - third_start) * 4 / 5
+	 ? 0 : 1;
+}
+
 static void
-fork_in_handler (const char *dir, const char *how)
+fork_in_handler (const char *dir, const char *how, int seven)
 {
   char path[4096];
   struct sigaction sa;
@@ -235,13 +292,15 @@ fork_in_handler (const char *dir, const char *how)
   sigaction (SIGUSR1, &sa, NULL);
   parent_pid = getpid ();
   main_thread = pthread_self ();
+  clobber = seven;
   fflush (stdout);
-  pthread_create (&t, NULL, kicker, NULL);
   in_call = 1;
+  pthread_create (&t, NULL, kicker, NULL);
   int r = posix_fallocate64 (fd, 0, BIG);
   in_call = 0;
-  /* The child, once the interrupted call is over: the two calls on a
-     file of its own (the first one's is allocated by now).  */
+  /* The child, once the interrupted call is over.  */
+  if (getpid () != parent_pid && seven)
+    _exit (clobbered (r));
   if (getpid () != parent_pid)
     {
       char path2[4096];
@@ -253,7 +312,7 @@ fork_in_handler (const char *dir, const char *how)
     }
   pthread_join (t, NULL);
   if (!forked_inside || handler_child <= 0)
-    t_unsupported ("%s: the signal did not land inside the call", how);
+    t_unsupported ("%s: the call ended before the signal", how);
   else
     {
       int ran = reap (handler_child, &st) == 0;
@@ -301,7 +360,7 @@ main (int argc, char **argv)
 {
   if (argc != 2 && argc != 3)
     {
-      fprintf (stderr, "usage: t-rawfork DIR [0|1|2|3|4|5|6]\n");
+      fprintf (stderr, "usage: t-rawfork DIR [0|1|2|3|4|5|6|7]\n");
       return 2;
     }
   if (!t_filtered ())
@@ -332,7 +391,10 @@ main (int argc, char **argv)
 	 "called, a new thread's call first", 2, 1, 1);
   if (only < 0 || only == 6)
     fork_in_handler (argv[1], "fork () from a handler that interrupted a "
-		     "call, in the child");
+		     "call, in the child", 0);
+  if (only < 0 || only == 7)
+    fork_in_handler (argv[1], "fork () from a handler that interrupted a "
+		     "call, a new thread's fill in the child", 1);
   if (only == 5 && getpid () != 1)
     t_unsupported ("raw clone into a new pid namespace while a thread "
 		   "holds the turn: run it as process 1 of one");

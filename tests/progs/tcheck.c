@@ -99,6 +99,33 @@ t_create (const char *dir, const char *name, char *path, size_t size)
   return fd;
 }
 
+int
+t_sibling (const char *dir, int fd, char *path, size_t size)
+{
+  struct stat64 a, b;
+  char name[32], other[4096];
+  int found = -1, i;
+
+  if (fstat64 (fd, &a) < 0)
+    return -1;
+  for (i = 0; i < 256 && found < 0; i++)
+    {
+      snprintf (name, sizeof name, "sibling%d", i);
+      int f = t_create (dir, name, path, size);
+      if (fstat64 (f, &b) == 0 && b.st_ino % 16 == a.st_ino % 16)
+	found = f;
+      else
+	close (f);
+    }
+  /* The others removed only now, or their inode numbers come back.  */
+  for (int j = 0; j < i - 1 || (found < 0 && j < i); j++)
+    {
+      snprintf (other, sizeof other, "%s/sibling%d", dir, j);
+      unlink (other);
+    }
+  return found;
+}
+
 unsigned char
 t_byte (unsigned seed, int64_t i)
 {

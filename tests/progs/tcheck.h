@@ -40,6 +40,10 @@ int t_cancel_pending (void (*fn) (void));
 
 /* A new empty file DIR/NAME, open O_RDWR.  */
 int t_create (const char *dir, const char *name, char *path, size_t size);
+/* A new empty file in DIR whose inode number is FD's modulo 16 (calls
+   on the two shared a lock when turns were stripes of inode numbers),
+   its name in PATH, open O_RDWR; -1 if none came in 256 tries.  */
+int t_sibling (const char *dir, int fd, char *path, size_t size);
 
 /* Deterministic non-zero bytes: byte I of pattern SEED.  */
 unsigned char t_byte (unsigned seed, int64_t i);

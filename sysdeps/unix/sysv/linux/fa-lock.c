@@ -2,28 +2,42 @@
 
    Two calls of ours on the same file at once, from two threads, would
    each see the other's zeros as someone else's and the file could end
-   up longer than either asked.  They take turns, per file: a lock per
-   stripe of inode numbers, so that calls on other files rarely wait.
+   up longer than either asked.  They take turns per file (device and
+   inode number): a call never waits for a call on another file, however
+   long that one's fill (a stopped FUSE server, a frozen filesystem).
+
+   A turn is a slot of a table naming its file and its holder's thread
+   ID (0 when free).  The table's own lock is held only to look the
+   file up and take a free slot: no fill, no system call but a futex
+   wait for that lock.  A call whose file's slot is held sleeps on that
+   slot until its holder lets it go.  Only when more calls hold turns
+   than the table has slots (REGION_SLOTS: some ten thousand; KEPT where
+   the table cannot be mapped) does a call wait for one on another file.
 
    A call from a signal handler that interrupted a call of ours in the
    same thread, wherever in it (INSIDE counts them from the start of
    __fa_lock to the end of __fa_unlock), goes on at once, without a
-   turn, as a call from another process would: it would wait for itself,
-   or, two threads each interrupted by a handler that calls on the file
-   the other is filling, for each other for ever.  A stripe's word is
-   its holder's thread ID, 0 when free: taking it and naming the holder
-   are one compare-and-swap, letting it go one store.  Nothing else is
-   taken on the way, not even a pthread_once (a handler interrupting its
-   first run waits for itself).  A child, however made (fork, a raw fork, clone),
-   starts with every stripe free: they live in a page the kernel zeroes
-   in a fork's child (below).  Where that page cannot be had, a child of
-   fork() gets them free (pthread_atfork), and one of a raw fork or clone
-   finds the holder missing from its thread group and takes the word
-   over (but in a new pid namespace, where its own threads may have the
-   holder's ID).  */
+   turn, as a call from another process would: it would wait for itself
+   (for the turn or the table's lock that its thread holds), or, two
+   threads each interrupted by a handler that calls on the file the
+   other is filling, for each other for ever.  Nothing else is taken on
+   the way, not even a pthread_once (a handler interrupting its first
+   run waits for itself).
+
+   A child, however made (fork, a raw fork, clone), starts with every
+   turn free: the table lives in memory the kernel zeroes in a fork's
+   child (below).  A call that a fork from a handler left running in
+   the child lets go of nothing there: its turn was the parent's.
+   Where that memory cannot be had, a child of fork() gets the turns
+   free (pthread_atfork), and one of a raw fork or clone finds the
+   holder missing from its thread group and takes the turn over (but in
+   a new pid namespace, where its own threads may have the holder's
+   ID).  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -32,134 +46,133 @@
 #include "fa-file.h"
 
 /* Counts the calls that have finished (__fa_unlock): one that finds it
-   unchanged once it holds its lock knows that no call of ours changed
+   unchanged once it holds its turn knows that no call of ours changed
    the file since its check, and needs no second fstat.  */
 static unsigned generation;
 
-#define STRIPES 16
-struct stripe
+struct turn
 {
   int owner;			/* thread ID of the holder, or 0 */
   int waiters;			/* threads asleep on owner, or about to be */
 };
 
-/* The stripes where the page below cannot be had.  */
-static struct stripe kept[STRIPES];
-
-/* How many calls of ours this thread is inside, from the start of
-   __fa_lock to the end of __fa_unlock: more than 0 in a handler that
-   interrupted one, wherever (counting only the turns held left a gap on
-   each side of taking and letting go, where two threads' handlers each
-   waited for the other's turn for ever, and a handler interrupting a
-   call that waited for its turn waited too).  */
-static __thread int inside;
-
-/* The thread's ID, asked once per thread (gettid is a system call: one
-   per call cost make bench's 1-byte calls a tenth of their time), and
-   the process's token (below) when it was asked; 0 until then.  */
-static __thread int tid;
-static __thread unsigned tid_token;
-
-/* A page the kernel zeroes in the child of every fork, raw ones too
-   (MADV_WIPEONFORK, Linux 4.14), holding the stripes and the process's
-   token.  A child thus starts with every stripe free: one made by a
-   raw clone into a new pid namespace found a stripe held by its
-   parent's thread 2, took it as its own thread 2's, went on without a
-   turn, and the next call on the file waited for ever.  A thread's kept
-   ID is its own only where the page holds the token it was kept with.  A raw fork runs no atfork handler, and a child's
-   second thread took the lock its first held, named by the parent's
-   ID, as abandoned (t-rawfork).  Tokens are counted in TOKENS, which a
-   child inherits, so that its token is none its parent's threads kept:
-   a word saying only whether the process had forked was set again by a
-   new thread's call, and one holding the process's ID matched in a new
-   pid namespace, where a child may have its parent's ID (t-rawfork).
-   Mapped at the first call, not when the library is loaded (two system
-   calls at every program's start: a hundredth of make bench's case 6).
-   Where it cannot be had (UNFORKABLE), the ID is asked each time.  */
-struct unforked
+struct slot
 {
-  unsigned token;
-  struct stripe stripe[STRIPES];
+  struct turn turn;
+  uint64_t dev, ino;		/* the file, while turn.owner is not 0 */
 };
-static struct unforked *unforked;
-static unsigned tokens;
 
-/* UNFORKED once the page cannot be had: one answer for every thread
-   (a thread that could not map it used KEPT while another took the
-   page's stripes, and both took one file's turn).  */
-#define NOPAGE ((struct unforked *) 1)
+#define KEPT 64
+struct table
+{
+  unsigned token;		/* the process's (below) */
+  unsigned hi;			/* no slot from here on is in use */
+  struct turn lock;		/* held to look up and take slots */
+  struct slot slot[KEPT];	/* REGION_SLOTS of them in the region */
+};
+
+/* Mapped once, at the first call (not when the library is loaded: two
+   system calls at every program's start cost a hundredth of make
+   bench's case 6), and zeroed by the kernel in the child of every fork,
+   raw ones too (MADV_WIPEONFORK, Linux 4.14).  Pages are used only as
+   slots are: a process that never has two calls at once touches one.  */
+#define REGION (256 * 1024)
+#define REGION_SLOTS ((REGION - offsetof (struct table, slot)) \
+		      / sizeof (struct slot))
+static struct table *region;
+
+/* The table where the region cannot be had (NOPAGE), for good: one
+   answer for every thread (a thread that could not map it used KEPT
+   while another used the region, and both took one file's turn).  */
+static struct table kept;
+#define NOPAGE ((struct table *) 1)
 
 #ifndef MADV_WIPEONFORK
 # define MADV_WIPEONFORK 18
 #endif
 
-/* The page, or NULL.  Two threads, or a handler and the thread it
-   interrupted, may map one each, or fail to: the first answer
-   published is every thread's.  */
-static struct unforked *
-fork_page (void)
+/* How many calls of ours this thread is inside, from the start of
+   __fa_lock to the end of __fa_unlock: more than 0 in a handler that
+   interrupted one, wherever.  */
+static __thread int inside;
+
+/* The thread's ID, asked once per thread (gettid is a system call: one
+   per call cost make bench's 1-byte calls a tenth of their time), and
+   the process's token when it was asked; 0 until then.  The token
+   tells whether the ID is this process's: the region's copy is zeroed
+   in a fork's child, which then hands out a new one from TOKENS (which
+   it inherits, so none its parent's threads kept).  Where the region
+   cannot be had, the ID is asked each time.  */
+static __thread int tid;
+static __thread unsigned tid_token;
+static unsigned tokens;
+
+/* The table.  Two threads, or a handler and the thread it interrupted,
+   may map one each, or fail to: the first answer published is every
+   thread's.  */
+static struct table *
+table (void)
 {
-  struct unforked *w = __atomic_load_n (&unforked, __ATOMIC_ACQUIRE);
-  struct unforked *none = NULL;
-  size_t page;
+  struct table *w = __atomic_load_n (&region, __ATOMIC_ACQUIRE);
+  struct table *none = NULL;
 
   if (w)
-    return w == NOPAGE ? NULL : w;
-  page = (size_t) sysconf (_SC_PAGESIZE);
-  w = mmap (NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-	    -1, 0);
-  if (w != MAP_FAILED && madvise (w, page, MADV_WIPEONFORK) < 0)
+    return w == NOPAGE ? &kept : w;
+  w = mmap (NULL, REGION, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (w != MAP_FAILED && madvise (w, REGION, MADV_WIPEONFORK) < 0)
     {
-      munmap (w, page);
+      munmap (w, REGION);
       w = MAP_FAILED;
     }
   if (w == MAP_FAILED)
     w = NOPAGE;
-  if (!__atomic_compare_exchange_n (&unforked, &none, w, 0, __ATOMIC_ACQ_REL,
+  if (!__atomic_compare_exchange_n (&region, &none, w, 0, __ATOMIC_ACQ_REL,
 				    __ATOMIC_ACQUIRE))
     {
       if (w != NOPAGE)
-	munmap (w, page);
+	munmap (w, REGION);
       w = none;
     }
-  return w == NOPAGE ? NULL : w;
+  return w == NOPAGE ? &kept : w;
 }
 
-/* The process's token, handed out by the first call since the process
-   began or forked.  */
+/* The process's token in T, handed out by the first call since the
+   process began or forked; 0 where T is not zeroed in a child.  */
 static unsigned
-token (unsigned *w)
+token (struct table *t)
 {
-  unsigned t = __atomic_load_n (w, __ATOMIC_ACQUIRE), zero = 0;
+  unsigned v, zero = 0;
 
-  while (t == 0)
+  if (t == &kept)
+    return 0;
+  v = __atomic_load_n (&t->token, __ATOMIC_ACQUIRE);
+  while (v == 0)
     {
-      t = __atomic_add_fetch (&tokens, 1, __ATOMIC_RELAXED);
-      if (t != 0 && !__atomic_compare_exchange_n (w, &zero, t, 0,
+      v = __atomic_add_fetch (&tokens, 1, __ATOMIC_RELAXED);
+      if (v != 0 && !__atomic_compare_exchange_n (&t->token, &zero, v, 0,
 						  __ATOMIC_ACQ_REL,
 						  __ATOMIC_ACQUIRE))
-	t = zero;
+	v = zero;
     }
-  return t;
+  return v;
 }
 
 /* The calling thread's ID.  */
 static int
-self_id (void)
+self_id (struct table *t)
 {
-  struct unforked *u = fork_page ();
-  unsigned *w = u ? &u->token : NULL;
-
-  if (tid && w && __atomic_load_n (w, __ATOMIC_ACQUIRE) == tid_token)
+  if (tid && t != &kept
+      && __atomic_load_n (&t->token, __ATOMIC_ACQUIRE) == tid_token)
     return tid;
-  unsigned t = w ? token (w) : 0;
+  unsigned v = token (t);
   int id = (int) syscall (SYS_gettid);
 
   /* The ID before the token: a handler that interrupts between the two
      finds the token not yet its own and asks again.  */
   tid = id;
   __atomic_signal_fence (__ATOMIC_SEQ_CST);
-  tid_token = t;
+  tid_token = v;
   return id;
 }
 
@@ -174,23 +187,87 @@ gone_holder (int held)
   return r;
 }
 
-/* The stripes: in the page, once it is had, else KEPT, for good.  */
-static struct stripe *
-stripes (void)
+/* Asleep while T names HELD, or T taken from HELD if it is gone; the
+   caller counted itself among T's waiters, and is counted out.  */
+static void
+wait_turn (struct turn *t, int held)
 {
-  struct unforked *u = fork_page ();
+  if (gone_holder (held))
+    __atomic_compare_exchange_n (&t->owner, &held, 0, 0, __ATOMIC_SEQ_CST,
+				 __ATOMIC_SEQ_CST);
+  else
+    syscall (SYS_futex, &t->owner, FUTEX_WAIT_PRIVATE, held, NULL, NULL, 0);
+  __atomic_sub_fetch (&t->waiters, 1, __ATOMIC_SEQ_CST);
+}
 
-  return u ? u->stripe : kept;
+/* T let go, if SELF still holds it; its sleepers woken, all of them
+   (each looks its file up again).  */
+static void
+let_go (struct turn *t, int self)
+{
+  if (__atomic_compare_exchange_n (&t->owner, &self, 0, 0, __ATOMIC_SEQ_CST,
+				   __ATOMIC_SEQ_CST)
+      && __atomic_load_n (&t->waiters, __ATOMIC_SEQ_CST))
+    syscall (SYS_futex, &t->owner, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL,
+	     0);
+}
+
+/* The table's lock, taken by SELF (already its: a thread of a raw fork
+   into a new pid namespace with the ID of a holder in the parent).  */
+static void
+take (struct turn *t, int self)
+{
+  int held = 0;
+
+  while (!__atomic_compare_exchange_n (&t->owner, &held, self, 0,
+				       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+	 && held != self)
+    {
+      __atomic_add_fetch (&t->waiters, 1, __ATOMIC_SEQ_CST);
+      wait_turn (t, held);
+      held = 0;
+    }
+}
+
+static int
+free_slot (const struct slot *s)
+{
+  return __atomic_load_n (&s->turn.owner, __ATOMIC_SEQ_CST) == 0
+	 && __atomic_load_n (&s->turn.waiters, __ATOMIC_SEQ_CST) == 0;
+}
+
+/* Under T's lock: the slot held for F's file; else a free one, none
+   that sleepers may still take for their file's (a sleeper on a slot
+   taken again by its last holder would sleep through an unrelated
+   file's fill); else, with every slot in use, one held for another.  */
+static struct slot *
+look_up (struct table *t, const struct fa_file *f)
+{
+  unsigned cap = t == &kept ? KEPT : REGION_SLOTS, i;
+  struct slot *s = t->slot;
+
+  for (i = 0; i < t->hi; i++)
+    if (__atomic_load_n (&s[i].turn.owner, __ATOMIC_SEQ_CST) != 0
+	&& s[i].dev == (uint64_t) f->st.st_dev
+	&& s[i].ino == (uint64_t) f->st.st_ino)
+      return &s[i];
+  while (t->hi > 0 && free_slot (&s[t->hi - 1]))
+    t->hi--;
+  for (i = 0; i < t->hi; i++)
+    if (free_slot (&s[i]))
+      return &s[i];
+  if (t->hi < cap)
+    return &s[t->hi++];
+  return &s[f->st.st_ino % cap];
 }
 
 /* Not INSIDE: a fork from a handler that interrupted a call of ours
-   leaves the child inside it, and the call's __fa_unlock counts it out
-   (set to 0 here, it went to -1, and every later call of the thread
-   went on without a turn: t-rawfork case 6).  */
+   leaves the child inside it, and that call's __fa_unlock counts it
+   out.  */
 static void
 forked (void)
 {
-  memset (kept, 0, sizeof kept);
+  memset (&kept, 0, sizeof kept);
   tid = 0;
 }
 
@@ -205,40 +282,38 @@ init (void)
 void
 __fa_lock (struct fa_file *f)
 {
-  struct stripe *stripe;
-  int i = (int) (f->st.st_ino % STRIPES), self, held = 0;
+  struct table *t;
+  int self, held;
 
-  f->locked = 0;
+  f->turn = NULL;
   /* Counted before anything else, so that a handler interrupting from
      here on finds it.  */
   if (inside++)
     return;
   __atomic_signal_fence (__ATOMIC_SEQ_CST);
-  stripe = stripes ();
-  self = self_id ();
-  while (!__atomic_compare_exchange_n (&stripe[i].owner, &held, self, 0,
-				       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+  t = table ();
+  self = self_id (t);
+  do
     {
-      if (held == self)
-	return;
-      if (gone_holder (held))
+      take (&t->lock, self);
+      struct slot *s = look_up (t, f);
+      held = __atomic_load_n (&s->turn.owner, __ATOMIC_SEQ_CST);
+      if (held == 0)
 	{
-	  __atomic_compare_exchange_n (&stripe[i].owner, &held, 0, 0,
-				       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-	  held = 0;
-	  continue;
+	  s->dev = (uint64_t) f->st.st_dev;
+	  s->ino = (uint64_t) f->st.st_ino;
+	  __atomic_store_n (&s->turn.owner, self, __ATOMIC_SEQ_CST);
+	  f->turn = s;
+	  f->self = self;
+	  f->token = token (t);
 	}
-      /* Asleep only while the word still names HELD; __fa_unlock wakes
-	 a sleeper it can see, and one it cannot see finds the word
-	 changed and does not sleep.  */
-      __atomic_add_fetch (&stripe[i].waiters, 1, __ATOMIC_SEQ_CST);
-      syscall (SYS_futex, &stripe[i].owner, FUTEX_WAIT_PRIVATE, held,
-	       NULL, NULL, 0);
-      __atomic_sub_fetch (&stripe[i].waiters, 1, __ATOMIC_SEQ_CST);
-      held = 0;
+      else if (held != self)
+	__atomic_add_fetch (&s->turn.waiters, 1, __ATOMIC_SEQ_CST);
+      let_go (&t->lock, self);
+      if (held != 0 && held != self)
+	wait_turn (&s->turn, held);
     }
-  f->turns = stripe;
-  f->locked = 1;
+  while (held != 0 && held != self);
 }
 
 /* Nonzero if calls of ours may have changed the file since F's check.  */
@@ -251,19 +326,17 @@ __fa_stale (const struct fa_file *f)
 void
 __fa_unlock (struct fa_file *f)
 {
-  int i = (int) (f->st.st_ino % STRIPES);
-
   __atomic_add_fetch (&generation, 1, __ATOMIC_RELEASE);
-  if (f->locked)
+  /* Not if the process forked since (a new token): the turn was the
+     parent's, and the slot may be a thread's of the child's.  */
+  if (f->turn)
     {
-      /* Those the lock used: a thread whose mapping of the page failed
-	 while another's did not used KEPT, once.  */
-      struct stripe *stripe = f->turns;
+      struct slot *s = f->turn;
+      struct table *t = table ();
 
-      __atomic_store_n (&stripe[i].owner, 0, __ATOMIC_SEQ_CST);
-      if (__atomic_load_n (&stripe[i].waiters, __ATOMIC_SEQ_CST))
-	syscall (SYS_futex, &stripe[i].owner, FUTEX_WAKE_PRIVATE, 1,
-		 NULL, NULL, 0);
+      if (t == &kept || __atomic_load_n (&t->token, __ATOMIC_ACQUIRE)
+	  == f->token)
+	let_go (&s->turn, f->self);
     }
   /* Counted out only once the turn is let go.  */
   __atomic_signal_fence (__ATOMIC_SEQ_CST);
