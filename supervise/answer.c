@@ -4,8 +4,9 @@
    description, so the caller's offset is the one the fallback leaves
    alone), checks that the notification is still valid (the caller not
    killed, its thread id not reused), runs it as the library does
-   (__fa_answer: the system call; on EOPNOTSUPP or ENOSYS, for mode 0
-   the fallback, for other modes under --emulate the emulation), traces
+   (the system call; on EOPNOTSUPP or ENOSYS, for mode 0 the fallback,
+   for other modes under --emulate the emulation, both in a process of
+   their own: sv_apart), traces
    it, closes its copy and replies.  Closing the copy drops none of the
    caller's POSIX record locks: they belong to the caller's descriptor
    table, not to ours.  A call whose descriptor it cannot take for any
@@ -98,7 +99,7 @@ sv_answer (const struct seccomp_notif *req)
   else if (__fa_policy.action == FA_NOOP || __fa_policy.action == FA_INJECT)
     err = __fa_answer (&__fa_policy, -1, mode, off, len, &how);
   else if ((err = take (req, fd, &copy)) == 0)
-    err = __fa_answer (&__fa_policy, copy, mode, off, len, &how);
+    err = sv_apart (copy, mode, off, len, &how);
   else if (err < 0)
     return;
   else

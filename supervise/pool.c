@@ -9,46 +9,32 @@
    fallocate handler calls fallocate) never deadlocks.  There is no cap:
    a cap would bring both back.
 
-   The fallback's mapping way holds this process's mmap lock for reading
-   while it faults a window in: anything that maps memory meanwhile (a
-   thread stack from mmap, first of all) waits for that, and every page
-   fault of every thread waits behind it.  So the threads' stacks are
-   carved out of one mapping made at the start, their pages touched when
-   they start, and threads never end (as many as calls were ever
-   answered at once, and one); all use one malloc arena (each new one
-   would be mapped).  So starting a thread maps nothing while fewer than
-   STACKS have been started, and a fill holds up only what maps memory:
-   another fill's window, and past STACKS threads the start of one.  */
+   Threads never end (a burst of calls would otherwise map and unmap a
+   stack per call): as many wait as calls were ever answered at once,
+   and one.  Fills run in processes of their own (apart.c), so no thread
+   here waits behind another's page fault that blocks.  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include "supervise.h"
 
-/* Thread stacks mapped at the start; more threads get theirs from
-   pthread_create.  */
-#define STACKS 256
-#define STACK (256 << 10)
-#define TOUCHED (32 << 10)
 /* Threads started with the supervisor: the first call, and one coming
    while it is answered, find one waiting.  */
 #define FIRST 2
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t quiet = PTHREAD_COND_INITIALIZER;
-static int idle, busy, stacks;
+static int idle, busy;
 /* Threads started that do not wait yet: they will, so they count as
    waiting when a thread that takes a call decides whether to start one
-   (touching its stack takes a while, and threads then started three to
-   ten times as many as calls were in flight).  */
+   (starting one takes a while, and threads then started three to ten
+   times as many as calls were in flight).  */
 static int starting;
-static char *stack_area;
 
 static void *worker (void *);
 
@@ -68,23 +54,19 @@ sv_pool_replying (void)
   pthread_mutex_unlock (&mu);
 }
 
-/* A thread that answers calls, on a stack of STACK_AREA while there is
-   one left.  */
+/* A thread that answers calls.  */
 static int
 start_worker (void)
 {
   pthread_attr_t a;
   pthread_t t;
-  int err, slot;
+  int err;
 
   pthread_mutex_lock (&mu);
-  slot = stack_area != NULL && stacks < STACKS ? stacks++ : -1;
   starting++;
   pthread_mutex_unlock (&mu);
   pthread_attr_init (&a);
   pthread_attr_setdetachstate (&a, PTHREAD_CREATE_DETACHED);
-  if (slot >= 0)
-    pthread_attr_setstack (&a, stack_area + (size_t) slot * STACK, STACK);
   err = pthread_create (&t, &a, worker, NULL);
   pthread_attr_destroy (&a);
   if (err)
@@ -94,27 +76,6 @@ start_worker (void)
       pthread_mutex_unlock (&mu);
     }
   return err;
-}
-
-/* The stacks, each with a guard page below it; NULL if they cannot be
-   had (then pthread_create maps each).  */
-static void
-map_stacks (void)
-{
-  long page = sysconf (_SC_PAGESIZE);
-  char *p = mmap (NULL, (size_t) STACKS * STACK, PROT_READ | PROT_WRITE,
-		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
-		  -1, 0);
-
-  if (p == MAP_FAILED)
-    return;
-  for (int i = 0; i < STACKS; i++)
-    if (mprotect (p + (size_t) i * STACK, (size_t) page, PROT_NONE) < 0)
-      {
-	munmap (p, (size_t) STACKS * STACK);
-	return;
-      }
-  stack_area = p;
 }
 
 /* Whether every process under the filter is gone: Linux 6.6 and later
@@ -131,13 +92,8 @@ static void *
 worker (void *arg)
 {
   sigset_t all;
-  volatile char touch[TOUCHED];
 
   (void) arg;
-  /* The pages of the stack that answering uses, faulted in now rather
-     than while a fill holds the mmap lock.  */
-  for (size_t i = 0; i < sizeof touch; i += 1024)
-    touch[i] = 0;
   /* Signals are the main thread's (forward).  */
   sigfillset (&all);
   pthread_sigmask (SIG_BLOCK, &all, NULL);
@@ -180,17 +136,12 @@ worker (void *arg)
   return NULL;
 }
 
-/* The stacks, the arena and the first threads: 0, or pthread_create's
-   error.  */
+/* The first threads: 0, or pthread_create's error.  */
 int
 sv_pool_start (void)
 {
   int err = 0;
 
-  map_stacks ();
-#ifdef M_ARENA_MAX		/* glibc's; musl's malloc has no arenas */
-  mallopt (M_ARENA_MAX, 1);
-#endif
   for (int i = 0; i < FIRST && err == 0; i++)
     err = start_worker ();
   return err;

@@ -6,6 +6,7 @@
      pool.c                 the threads that wait for calls (the pool's
                             rule: when a thread starts, when a call waits)
      answer.c               one call answered
+     apart.c                a call answered by writing, in a child
      signals.c              COMMAND's process group, signals passed on,
                             job control, COMMAND's end as ours  */
 #ifndef SUPERVISE_H
@@ -60,6 +61,10 @@ void sv_pool_quiet (void);
 void sv_answer (const struct seccomp_notif *req);
 /* pool.c: the answering thread is about to reply.  */
 void sv_pool_replying (void);
+
+/* apart.c: the call through FD (a copy of the caller's), answered: 0
+   or an error number, and in *HOW what __fa_trace is told.  */
+int sv_apart (int fd, int mode, int64_t off, int64_t len, const char **how);
 
 /* signals.c */
 int sv_own_group (void);

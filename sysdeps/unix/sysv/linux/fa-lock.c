@@ -3,8 +3,9 @@
    Two calls of ours on the same file at once, from two threads, would
    each see the other's zeros as someone else's and the file could end
    up longer than either asked.  They take turns per file (device and
-   inode number): a call never waits for a call on another file, however
-   long that one's fill (a stopped FUSE server, a frozen filesystem).
+   inode number): a call never waits for the turn of another file,
+   however long that one's fill (a stopped FUSE server, a frozen
+   filesystem).
 
    A turn is a slot of a table naming its file and its holder's thread
    ID (0 when free).  The table's own lock is held only to look the
