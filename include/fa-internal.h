@@ -7,6 +7,11 @@
 #include <stdint.h>
 
 #define FA_HIDDEN __attribute__ ((visibility ("hidden")))
+/* Thread-local data of ours: in the static TLS block, so that no access
+   calls __tls_get_addr, which in a library loaded by dlopen allocates
+   (malloc) at a thread's first access: a signal handler interrupting
+   malloc then waited for ever.  */
+#define FA_TLS __thread __attribute__ ((tls_model ("initial-exec")))
 
 /* The fallocate system call through the ABI's own stub: 0 or -errno.  */
 FA_HIDDEN long __fa_syscall (int fd, int mode, int64_t offset, int64_t len);

@@ -24,18 +24,18 @@ __fa_answer (const struct fa_policy *p, int fd, int mode, int64_t off,
   else if ((err = (int) -__fa_syscall (fd, mode, off, len)) != EOPNOTSUPP
 	   && err != ENOSYS)
     ;
-  else if (mode == 0)
-    {
-      err = __fa_fill (fd, off, len);
-      *how = "fallback";
-    }
-  else if (p->action == FA_EMULATE)
+  /* A block device's refusal stays the kernel's (__fa_emulate), not
+     posix_fallocate's ENODEV.  */
+  else if (mode == 0 || p->action == FA_EMULATE)
     {
       int refused = err;
 
       err = __fa_emulate (fd, mode, off, len, refused);
-      *how = err == 0 ? "emulated" : err == refused ? "not emulated"
-	     : "emulation failed";
+      if (mode == 0)
+	*how = err == refused ? "" : "fallback";
+      else
+	*how = err == 0 ? "emulated" : err == refused ? "not emulated"
+	       : "emulation failed";
     }
   errno = saved;
   return err;

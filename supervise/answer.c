@@ -99,7 +99,7 @@ sv_answer (const struct seccomp_notif *req)
   else if (__fa_policy.action == FA_NOOP || __fa_policy.action == FA_INJECT)
     err = __fa_answer (&__fa_policy, -1, mode, off, len, &how);
   else if ((err = take (req, fd, &copy)) == 0)
-    err = sv_apart (copy, mode, off, len, &how);
+    err = sv_apart (req->pid, copy, mode, off, len, &how);
   else if (err < 0)
     return;
   else

@@ -179,7 +179,8 @@ main (int argc, char **argv)
   err = errno;
   if (probe < 0)
     {
-      cannot (err == EPERM ? "pidfd_getfd on COMMAND (ptrace access)"
+      cannot (err == EPERM ? "pidfd_getfd on COMMAND (ptrace access; in a "
+	      "container, CAP_SYS_PTRACE)"
 	      : err == EMFILE || err == ENFILE
 	      ? "two descriptors for each call (the hard RLIMIT_NOFILE, "
 	      "ulimit -Hn)"

@@ -62,9 +62,11 @@ void sv_answer (const struct seccomp_notif *req);
 /* pool.c: the answering thread is about to reply.  */
 void sv_pool_replying (void);
 
-/* apart.c: the call through FD (a copy of the caller's), answered: 0
-   or an error number, and in *HOW what __fa_trace is told.  */
-int sv_apart (int fd, int mode, int64_t off, int64_t len, const char **how);
+/* apart.c: the call of thread CALLER through FD (a copy of its
+   descriptor), answered: 0 or an error number, and in *HOW what
+   __fa_trace is told.  */
+int sv_apart (pid_t caller, int fd, int mode, int64_t off, int64_t len,
+	      const char **how);
 
 /* signals.c */
 int sv_own_group (void);

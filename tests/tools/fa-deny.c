@@ -44,6 +44,24 @@ fa_deny_fallocate (unsigned int err)
   return install (prog, sizeof prog / sizeof prog[0]);
 }
 
+#define NR_PIDFD_GETFD 438
+
+/* pidfd_getfd refused with EPERM, as by Docker's default profile without
+   CAP_SYS_PTRACE.  x86_64 callers.  */
+int
+fa_deny_pidfd_getfd (void)
+{
+  struct sock_filter prog[] = {
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NR_PIDFD_GETFD, 0, 1),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  return install (prog, sizeof prog / sizeof prog[0]);
+}
+
 #define NR_UNSHARE 272
 #define NR_CLONE3 435
 

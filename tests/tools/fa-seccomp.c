@@ -1,6 +1,8 @@
 /* fa-seccomp ERRNO COMMAND [ARGS...]: run COMMAND where the fallocate
    system call fails with ERRNO (ENOSYS: a kernel or sandbox without it;
-   EOPNOTSUPP: a filesystem without it).  The filter is inherited across
+   EOPNOTSUPP: a filesystem without it); ERRNO EPERM:pidfd_getfd, where
+   pidfd_getfd fails with EPERM instead (a container's profile without
+   CAP_SYS_PTRACE), x86_64 only.  The filter is inherited across
    exec and fork, needs no privilege, and also catches the calls qemu-user
    makes on behalf of a guest.  FA_SECCOMP=ERRNO goes into COMMAND's
    environment: what fallocate must answer there is then known from
@@ -16,29 +18,32 @@
 int
 main (int argc, char **argv)
 {
-  unsigned int err;
+  unsigned int err = 0;
+  int r;
 
   if (argc < 3)
     {
-      fprintf (stderr, "usage: fa-seccomp ENOSYS|EOPNOTSUPP COMMAND [ARGS...]\n");
+      fprintf (stderr, "usage: fa-seccomp ENOSYS|EOPNOTSUPP|EPERM:pidfd_getfd "
+	       "COMMAND [ARGS...]\n");
       return 2;
     }
   if (strcmp (argv[1], "ENOSYS") == 0)
     err = ENOSYS;
   else if (strcmp (argv[1], "EOPNOTSUPP") == 0)
     err = EOPNOTSUPP;
-  else
+  else if (strcmp (argv[1], "EPERM:pidfd_getfd") != 0)
     {
       fprintf (stderr, "fa-seccomp: unknown errno %s\n", argv[1]);
       return 2;
     }
 
-  if (setenv ("FA_SECCOMP", argv[1], 1) < 0)
+  if (err && setenv ("FA_SECCOMP", argv[1], 1) < 0)
     {
       perror ("fa-seccomp: setenv");
       return 126;
     }
-  if (fa_deny_fallocate (err) < 0)
+  r = err ? fa_deny_fallocate (err) : fa_deny_pidfd_getfd ();
+  if (r < 0)
     {
       perror ("fa-seccomp: prctl");
       return 126;

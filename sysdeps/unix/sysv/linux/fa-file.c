@@ -147,7 +147,7 @@ stat_attr (int fd, struct fa_file *f, int *attr)
 static int
 statfs_of (struct fa_file *f, int64_t off, int64_t len)
 {
-  static __thread struct
+  static FA_TLS struct
   {
     uint64_t mnt;
     unsigned long type;
@@ -210,10 +210,38 @@ __fa_remote (unsigned long type)
   return 0;
 }
 
+/* Filesystems without storage, by statfs f_type: their regular files
+   (/proc/PID/mem, sysfs attributes) act on the kernel's memory or a
+   process's when written, and have no fallocate (EOPNOTSUPP).  */
+static int
+pseudo (unsigned long type)
+{
+  switch (type & 0xffffffffUL)
+    {
+    case 0x9fa0:		/* proc */
+    case 0x62656572:		/* sysfs */
+    case 0x64626720:		/* debugfs */
+    case 0x74726163:		/* tracefs */
+    case 0x73636673:		/* securityfs */
+    case 0x27e0eb: case 0x63677270:	/* cgroup, cgroup2 */
+    case 0x62656570:		/* configfs */
+    case 0xde5e81e4:		/* efivarfs */
+    case 0xcafe4a11:		/* bpf */
+    case 0x6165676c:		/* pstore */
+    case 0xf97cff8c: case 0x43415d53:	/* selinuxfs, smackfs */
+    case 0x65735543:		/* fusectl */
+    case 0x42494e4d:		/* binfmt_misc */
+    case 0x19800202:		/* mqueue */
+      return 1;
+    }
+  return 0;
+}
+
 /* The checks of vfs_fallocate, in its order, so that a call gets the same
    answer whether the kernel or this file decides.  A directory cannot be
    open for writing, so EISDIR cannot arise here; block devices (fixed
-   size) and all other files get ENODEV, as with glibc.  MODE is one that
+   size) and all other files get ENODEV, as with glibc; regular files on
+   filesystems without storage (pseudo), EOPNOTSUPP.  MODE is one that
    the kernel accepts.  Fills F.  */
 int
 __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
@@ -248,6 +276,10 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
     return err;
   if (off > INT64_MAX - len)
     return __fa_busy (f, EFBIG);
+  /* Nothing to allocate: the kernel's answer, and glibc's fallback
+     would write into what the file stands for.  */
+  if (pseudo ((unsigned long) f->fs.f_type))
+    return EOPNOTSUPP;
   /* Seals exist on memfds (tmpfs, hugetlbfs) only, which no directory
      holds (memfd_create's files cannot be linked): ask nobody else.  */
   f->seals = 0;

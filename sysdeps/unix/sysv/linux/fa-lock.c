@@ -9,9 +9,11 @@
 
    A turn is a slot of a table naming its file and its holder's thread
    ID (0 when free).  The table's own lock is held only to look the
-   file up and take a free slot: no fill, no system call but a futex
-   wait for that lock.  A call whose file's slot is held sleeps on that
-   slot until its holder lets it go.  Only when more calls hold turns
+   file up and take a free slot, with every signal blocked: no fill, no
+   system call but a futex wait for that lock, no handler (whose call
+   would go on without a turn and keep the lock for its whole fill).  A
+   call whose file's slot is held sleeps on that slot until its holder
+   lets it go.  Only when more calls hold turns
    than the table has slots (REGION_SLOTS: some ten thousand; KEPT where
    the table cannot be mapped) does a call wait for one on another file.
 
@@ -25,19 +27,22 @@
    the way, not even a pthread_once (a handler interrupting its first
    run waits for itself).
 
-   A child, however made (fork, a raw fork, clone), starts with every
-   turn free: the table lives in memory the kernel zeroes in a fork's
+   A child, however made (fork, a raw fork, clone without CLONE_VM),
+   starts with every turn free: the table lives in memory the kernel zeroes in a fork's
    child (below).  A call that a fork from a handler left running in
    the child lets go of nothing there: its turn was the parent's.
    Where that memory cannot be had, a child of fork() gets the turns
    free (pthread_atfork), and one of a raw fork or clone finds the
    holder missing from its thread group and takes the turn over (but in
    a new pid namespace, where its own threads may have the holder's
-   ID).  */
+   ID).  A child that shares our memory (CLONE_VM without CLONE_THREAD,
+   as vfork's) shares the table and the cloning thread's ID, and must
+   not call, as it may call nothing but execve and _exit after vfork.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -95,7 +100,7 @@ static struct table kept;
 /* How many calls of ours this thread is inside, from the start of
    __fa_lock to the end of __fa_unlock: more than 0 in a handler that
    interrupted one, wherever.  */
-static __thread int inside;
+static FA_TLS int inside;
 
 /* The thread's ID, asked once per thread (gettid is a system call: one
    per call cost make bench's 1-byte calls a tenth of their time), and
@@ -104,8 +109,8 @@ static __thread int inside;
    in a fork's child, which then hands out a new one from TOKENS (which
    it inherits, so none its parent's threads kept).  Where the region
    cannot be had, the ID is asked each time.  */
-static __thread int tid;
-static __thread unsigned tid_token;
+static FA_TLS int tid;
+static FA_TLS unsigned tid_token;
 static unsigned tokens;
 
 /* The table.  Two threads, or a handler and the thread it interrupted,
@@ -188,19 +193,6 @@ gone_holder (int held)
   return r;
 }
 
-/* Asleep while T names HELD, or T taken from HELD if it is gone; the
-   caller counted itself among T's waiters, and is counted out.  */
-static void
-wait_turn (struct turn *t, int held)
-{
-  if (gone_holder (held))
-    __atomic_compare_exchange_n (&t->owner, &held, 0, 0, __ATOMIC_SEQ_CST,
-				 __ATOMIC_SEQ_CST);
-  else
-    syscall (SYS_futex, &t->owner, FUTEX_WAIT_PRIVATE, held, NULL, NULL, 0);
-  __atomic_sub_fetch (&t->waiters, 1, __ATOMIC_SEQ_CST);
-}
-
 /* T let go, if SELF still holds it; its sleepers woken, all of them
    (each looks its file up again).  */
 static void
@@ -211,6 +203,18 @@ let_go (struct turn *t, int self)
       && __atomic_load_n (&t->waiters, __ATOMIC_SEQ_CST))
     syscall (SYS_futex, &t->owner, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL,
 	     0);
+}
+
+/* Asleep while T names HELD, or T let go for HELD if it is gone; the
+   caller counted itself among T's waiters, and is counted out.  */
+static void
+wait_turn (struct turn *t, int held)
+{
+  if (gone_holder (held))
+    let_go (t, held);
+  else
+    syscall (SYS_futex, &t->owner, FUTEX_WAIT_PRIVATE, held, NULL, NULL, 0);
+  __atomic_sub_fetch (&t->waiters, 1, __ATOMIC_SEQ_CST);
 }
 
 /* The table's lock, taken by SELF (already its: a thread of a raw fork
@@ -296,6 +300,13 @@ __fa_lock (struct fa_file *f)
   self = self_id (t);
   do
     {
+      sigset_t all, old;
+
+      /* No handler runs while this thread holds the table's lock: its
+	 call would go on, without a turn, with the lock held, and every
+	 call on every file would wait for its fill.  */
+      sigfillset (&all);
+      pthread_sigmask (SIG_BLOCK, &all, &old);
       take (&t->lock, self);
       struct slot *s = look_up (t, f);
       held = __atomic_load_n (&s->turn.owner, __ATOMIC_SEQ_CST);
@@ -311,6 +322,7 @@ __fa_lock (struct fa_file *f)
       else if (held != self)
 	__atomic_add_fetch (&s->turn.waiters, 1, __ATOMIC_SEQ_CST);
       let_go (&t->lock, self);
+      pthread_sigmask (SIG_SETMASK, &old, NULL);
       if (held != 0 && held != self)
 	wait_turn (&s->turn, held);
     }
