@@ -3,9 +3,9 @@
    ENOSYS, on DIR).  Thread A makes 1-byte calls on file X without end;
    SIGUSR1 comes to it 3000 times, and its handler fills a new 1 MiB of
    file Y, then looks at thread C, which makes 4 KiB calls on file Z
-   meanwhile: C must not be asleep in a futex wait (/proc's syscall
-   file), which no call of C's makes but one waiting for the table of
-   turns' lock.  A handler that interrupted A while it held that lock
+   meanwhile: C must not stay asleep in a futex wait (/proc's syscall
+   file) while the handler runs, as a call waiting for the table of
+   turns' lock that the handler's thread holds would.  A handler that interrupted A while it held that lock
    went on (as a handler's call does) with the lock held, and every call
    on every file waited for its fill.  */
 #define _GNU_SOURCE
@@ -48,6 +48,26 @@ in_futex (pid_t tid)
   return n > 0 && atol (buf) == SYS_futex;
 }
 
+/* Whether C is asleep in a futex wait and stays there, its calls not
+   going on, for 200 ms while this handler runs: a thread woken but not
+   yet run on a loaded machine is still in the system call for a while,
+   one that waits for a lock this thread holds, for ever.  */
+static int
+held_up (void)
+{
+  struct timespec ms = { 0, 1000 * 1000 };
+  int calls = __atomic_load_n (&c_calls, __ATOMIC_RELAXED);
+
+  for (int i = 0; i < 200; i++)
+    {
+      if (!in_futex (c_tid)
+	  || __atomic_load_n (&c_calls, __ATOMIC_RELAXED) != calls)
+	return 0;
+      nanosleep (&ms, NULL);
+    }
+  return 1;
+}
+
 static void
 on_usr1 (int sig)
 {
@@ -57,7 +77,7 @@ on_usr1 (int sig)
   if (fills < FILLS)
     {
       bad |= posix_fallocate64 (y, fills * fill_mib * MIB, fill_mib * MIB);
-      waiting += c_tid && in_futex (c_tid);
+      waiting += c_tid && held_up ();
       fills++;
     }
   errno = saved;
@@ -80,7 +100,7 @@ c_loop (void *arg)
   while (!stop)
     {
       bad |= posix_fallocate64 (z, 0, 4096);
-      c_calls++;
+      __atomic_add_fetch (&c_calls, 1, __ATOMIC_RELAXED);
     }
   return NULL;
 }
