@@ -7,6 +7,7 @@
                             rule: when a thread starts, when a call waits)
      answer.c               one call answered
      apart.c                a call answered by writing, in a child
+     who.c                  who that child writes as: the caller
      signals.c              COMMAND's process group, signals passed on,
                             job control, COMMAND's end as ours  */
 #ifndef SUPERVISE_H
@@ -67,6 +68,21 @@ void sv_pool_replying (void);
    __fa_trace is told.  */
 int sv_apart (pid_t caller, int fd, int mode, int64_t off, int64_t len,
 	      const char **how);
+
+/* who.c: who thread TID writes as (its groups in memory of malloc's,
+   let go by sv_forget); this process made to write so, by a child that
+   shares nothing but its descriptor table.  */
+struct sv_who
+{
+  int known;			/* all of it read */
+  unsigned fsuid, fsgid;
+  int ngroups;
+  unsigned *groups;
+  unsigned long long caps;	/* CapEff, or 0 in another user namespace */
+};
+void sv_identify (pid_t tid, struct sv_who *w);
+void sv_forget (struct sv_who *w);
+void sv_become (const struct sv_who *w);
 
 /* signals.c */
 int sv_own_group (void);

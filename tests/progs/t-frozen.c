@@ -9,7 +9,12 @@
    while A is stuck (3 s), A once FROZEN is thawed (SIGCONT).  With the
    fills in the supervisor's own memory, A's fault held its memory-map
    lock, C's mapping queued behind it, and every fault of every thread
-   behind that.  The calls are the fallocate system call itself.  */
+   behind that.  With PID "kill": the supervisor (our parent) killed
+   while A is stuck; then B, from a child of ours, must get ENOSYS at
+   once, as fallocate-shim(1) promises once the supervisor is gone (a
+   child of the supervisor's, stuck in A's fill, kept the listener and
+   the kernel's answer waited for the thaw).  The calls are the fallocate system call
+   itself.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -86,6 +91,45 @@ ms (int n)
     ;
 }
 
+/* Our parent, the supervisor, killed while A is stuck.  We die with it
+   (fallocate-shim(1)); a child of ours lives on, and its call B must
+   get ENOSYS within 3 s.  The child thaws FROZEN and reports.  */
+static int
+killed (struct call *a, struct call *b, pthread_t ta, pthread_t tb,
+	const char *pa, const char *pb, const char *pc)
+{
+  pid_t sv = getppid ();
+
+  (void) ta;
+  fflush (stdout);
+  if (fork () == 0)
+    {
+      alarm (60);
+      while (kill (sv, 0) == 0)
+	ms (10);
+      pthread_create (&tb, NULL, run, b);
+      for (int i = 0; i < 300 && !b->done; i++)
+	ms (10);
+      int stuck = !a->done, b_in = b->done;
+      freeze (0);
+      pthread_join (tb, NULL);
+      printf ("# b %d; with the supervisor killed and a stuck: b %s\n",
+	      b->r, b_in ? "returned" : "waited");
+      if (!stuck)
+	t_unsupported ("the fill ended before it could be stopped");
+      else
+	t_ok (b_in && b->r == ENOSYS, "the supervisor killed during a stuck "
+	      "fill: a call of what COMMAND started gets ENOSYS at once");
+      unlink (pa);
+      unlink (pb);
+      unlink (pc);
+      return t_done ();
+    }
+  kill (sv, SIGKILL);
+  for (;;)
+    pause ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -94,7 +138,7 @@ main (int argc, char **argv)
 
   if (argc != 5 && argc != 6)
     {
-      fprintf (stderr, "usage: t-frozen FROZEN MIB OTHER TMPFS [PID]\n");
+      fprintf (stderr, "usage: t-frozen FROZEN MIB OTHER TMPFS [PID|kill]\n");
       return 2;
     }
   int64_t big = atoll (argv[2]) * MIB;
@@ -106,7 +150,8 @@ main (int argc, char **argv)
     c.fd = t_create (argv[3], "frozen-c", pc, sizeof pc);
   if (ftruncate (c.fd, MIB) < 0)
     perror ("ftruncate");
-  server = argc == 6 ? (pid_t) atol (argv[5]) : 0;
+  int killing = argc == 6 && strcmp (argv[5], "kill") == 0;
+  server = argc == 6 && !killing ? (pid_t) atol (argv[5]) : 0;
   frozen = open (argv[1], O_RDONLY | O_DIRECTORY);
   signal (SIGALRM, thaw);
   alarm (60);
@@ -122,6 +167,8 @@ main (int argc, char **argv)
       return t_done ();
     }
   ms (200);
+  if (killing)
+    return killed (&a, &b, ta, tb, pa, pb, pc);
   pthread_create (&tc, NULL, run, &c);
   ms (50);
   pthread_create (&tb, NULL, run, &b);

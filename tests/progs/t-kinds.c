@@ -8,6 +8,7 @@
      FIFO in DIR                 ESPIPE       ESPIPE
      socket                      ENODEV       ENODEV
      /proc/self/mem              EOPNOTSUPP   EOPNOTSUPP
+     memfd_secret                EOPNOTSUPP   EOPNOTSUPP
      directory DIR (read-only)   EBADF        EBADF
      regular file in DIR         0 (where the filesystem or a fallback
                                    allocates)
@@ -28,6 +29,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "tcheck.h"
 
@@ -125,6 +127,15 @@ main (int argc, char **argv)
       t_ok (same, "/proc/self/mem: the memory unchanged");
     }
 
+#ifdef SYS_memfd_secret
+  fd = (int) syscall (SYS_memfd_secret, 0);
+  if (fd < 0)
+    t_unsupported ("memfd_secret: %s", strerror (errno));
+  else
+    expect ("memfd_secret", fd, 0, EOPNOTSUPP);
+#else
+  t_unsupported ("memfd_secret: no system call number here");
+#endif
   expect ("directory", open (dir, O_RDONLY | O_DIRECTORY), 0, EBADF);
   fd = t_create (dir, "kinds-file", path, sizeof path);
   expect ("regular file", dup (fd), 0, 0);

@@ -232,6 +232,7 @@ pseudo (unsigned long type)
     case 0x65735543:		/* fusectl */
     case 0x42494e4d:		/* binfmt_misc */
     case 0x19800202:		/* mqueue */
+    case 0x5345434d:		/* secretmem (memfd_secret) */
       return 1;
     }
   return 0;
