@@ -22,7 +22,7 @@ struct fa_trace
 /* What the calls do, and their trace.  */
 struct fa_policy
 {
-  enum { FA_PASS, FA_EMULATE, FA_NOOP, FA_INJECT } action;
+  enum { FA_PASS, FA_FILL, FA_EMULATE, FA_NOOP, FA_INJECT } action;
   int injected;			/* FA_INJECT's error number */
   struct fa_trace trace;
 };
@@ -41,12 +41,16 @@ FA_HIDDEN void __fa_trace (const struct fa_trace *t, pid_t pid,
 			   const char *fn, int posix, int fd, int mode,
 			   int64_t off, int64_t len, int err, const char *how);
 
+/* Whether a call of MODE that the kernel refuses (EOPNOTSUPP, ENOSYS)
+   is answered by writing under P: mode 0 under fill and emulate (the
+   fallback of posix_fallocate), every mode it can under emulate.  */
+FA_HIDDEN int __fa_writes (const struct fa_policy *p, int mode);
+
 /* A fallocate call of another process, made through FD (a copy of its
    descriptor; unused by FA_NOOP and FA_INJECT), answered under policy P
    as fallocate-supervise answers it (io/fa-answer.c): 0 or an error
-   number, and in *HOW what __fa_trace is told.  A mode-0 call refused
-   with EOPNOTSUPP or ENOSYS gets the fallback (__fa_fill) under every
-   policy.  Leaves errno alone; no trace.  */
+   number, and in *HOW what __fa_trace is told.  Leaves errno alone; no
+   trace.  */
 FA_HIDDEN int __fa_answer (const struct fa_policy *p, int fd, int mode,
 			   int64_t off, int64_t len, const char **how);
 

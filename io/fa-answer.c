@@ -1,14 +1,15 @@
 /* A fallocate call made by another process, answered under a policy:
    fallocate-supervise (supervise/) answers so the calls its seccomp
    filter sends it, through a copy of the caller's descriptor.  The same
-   code as the library's own calls (fa-policy.c, fa-posix.c), with one
-   difference: a mode-0 call that the kernel or the filesystem refuses
-   (EOPNOTSUPP, ENOSYS) gets the fallback of posix_fallocate, under every
-   policy that makes the call, since a raw mode-0 call is what
-   posix_fallocate is in musl, Go and static programs, which the
-   supervisor exists for.  */
+   code as the library's own calls (fa-policy.c, fa-posix.c).  */
 #include <errno.h>
 #include "fa-policy.h"
+
+int
+__fa_writes (const struct fa_policy *p, int mode)
+{
+  return p->action == FA_EMULATE || (mode == 0 && p->action == FA_FILL);
+}
 
 int
 __fa_answer (const struct fa_policy *p, int fd, int mode, int64_t off,
@@ -26,7 +27,7 @@ __fa_answer (const struct fa_policy *p, int fd, int mode, int64_t off,
     ;
   /* A block device's refusal stays the kernel's (__fa_emulate), not
      posix_fallocate's ENODEV.  */
-  else if (mode == 0 || p->action == FA_EMULATE)
+  else if (__fa_writes (p, mode))
     {
       int refused = err;
 

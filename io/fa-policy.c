@@ -7,6 +7,9 @@
                       ENOSYS to allocation by writing zeros (fa-posix.c).
                       glibc falls back on EOPNOTSUPP only, so under a
                       seccomp policy that denies fallocate it fails.
+     fill             the same, and a mode-0 fallocate call refused with
+                      EOPNOTSUPP or ENOSYS gets what posix_fallocate gets:
+                      fallocate-shim's default, and its supervisor's.
      emulate          the same, and a fallocate call refused with
                       EOPNOTSUPP or ENOSYS is done by writing where its
                       result can be had so (fa-emulate.c).
@@ -43,7 +46,9 @@ parse (const char *p)
 {
   char *end;
 
-  if (strcmp (p, "emulate") == 0)
+  if (strcmp (p, "fill") == 0)
+    __fa_policy.action = FA_FILL;
+  else if (strcmp (p, "emulate") == 0)
     __fa_policy.action = FA_EMULATE;
   else if (strcmp (p, "noop") == 0)
     __fa_policy.action = FA_NOOP;
@@ -117,7 +122,7 @@ __fa_fallocate (int fd, int mode, int64_t off, int64_t len)
   else
     {
       ret = __fa_syscall (fd, mode, off, len);
-      if (__fa_policy.action == FA_EMULATE
+      if (__fa_writes (&__fa_policy, mode)
 	  && (ret == -EOPNOTSUPP || ret == -ENOSYS))
 	{
 	  int saved = errno;

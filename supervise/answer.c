@@ -4,9 +4,9 @@
    description, so the caller's offset is the one the fallback leaves
    alone), checks that the notification is still valid (the caller not
    killed, its thread id not reused), runs it as the library does
-   (the system call; on EOPNOTSUPP or ENOSYS, for mode 0 the fallback,
-   for other modes under --emulate the emulation, both in a process of
-   their own: sv_apart), traces
+   (as the caller, who.c: the system call; on EOPNOTSUPP or ENOSYS, for
+   mode 0 the fallback, for other modes under --emulate the emulation,
+   both in a process of their own: sv_apart), traces
    it, closes its copy and replies.  Closing the copy drops none of the
    caller's POSIX record locks: they belong to the caller's descriptor
    table, not to ours.  A call whose descriptor it cannot take for any
@@ -98,12 +98,35 @@ sv_answer (const struct seccomp_notif *req)
     err = ENOSYS;		/* not a call the filter sends: untraced */
   else if (__fa_policy.action == FA_NOOP || __fa_policy.action == FA_INJECT)
     err = __fa_answer (&__fa_policy, -1, mode, off, len, &how);
-  else if ((err = take (req, fd, &copy)) == 0)
-    err = sv_apart (req->pid, copy, mode, off, len, &how);
-  else if (err < 0)
-    return;
   else
-    taken = err == EBADF;	/* the kernel's answer too: ours, traced */
+    {
+      struct sv_who who;
+      struct sv_self self;
+
+      /* Who the caller is, read before take finds it still waiting:
+	 alive all along, its ID not another's.  Made as the caller, the
+	 system call and the fill alike; where that cannot be, left to
+	 the kernel, which makes it as the caller.  */
+      int as = sv_privileged ();
+
+      if (as)
+	sv_identify (req->pid, &who);
+      err = take (req, fd, &copy);
+      if (err == 0 && as && (!who.known || sv_become (&who, &self) < 0))
+	taken = 0;
+      else if (err == 0)
+	{
+	  err = sv_apart (copy, mode, off, len, &how);
+	  if (as)
+	    sv_restore (&self);
+	}
+      else
+	taken = err == EBADF;	/* the kernel's answer too: ours, traced */
+      if (as)
+	sv_forget (&who);
+      if (err < 0)
+	return;
+    }
   if (copy >= 0)
     close (copy);
   memset (&resp, 0, sizeof resp);

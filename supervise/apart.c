@@ -15,7 +15,8 @@
    fill alone.  Its copies of the other calls' descriptors are closed
    when it ends (a FUSE server sees a FLUSH for each).  Its exit signal
    is none, so that only a wait for clone children reaps it, never
-   sv_wait's for COMMAND.  It writes as the caller would (who.c).
+   sv_wait's for COMMAND.  It writes as the caller would: it inherits
+   the identity our thread took on for the call (who.c).
 
    The file's turn is taken here, around the child: two children never
    fill one file at once.  A child killed part way (the OOM killer) gets
@@ -46,7 +47,6 @@ struct job
   int err;
   const char *how;		/* a string of ours: at the same address in
 				   the child, a copy of us */
-  struct sv_who who;		/* its groups in memory the child copied */
 };
 
 static int
@@ -55,7 +55,6 @@ child (void *arg)
   struct job *j = arg;
 
   close (listener);
-  sv_become (&j->who);
   j->err = __fa_answer (&__fa_policy, j->fd, j->mode, j->off, j->len,
 			&j->how);
   return 0;
@@ -75,16 +74,14 @@ undo (const struct fa_file *f, int64_t end)
 }
 
 int
-sv_apart (pid_t caller, int fd, int mode, int64_t off, int64_t len,
-	  const char **how)
+sv_apart (int fd, int mode, int64_t off, int64_t len, const char **how)
 {
   struct fa_file f;
   struct job *j;
   int err = (int) -__fa_syscall (fd, mode, off, len), st = 0;
 
   *how = "";
-  if ((err != EOPNOTSUPP && err != ENOSYS)
-      || (mode != 0 && __fa_policy.action != FA_EMULATE))
+  if ((err != EOPNOTSUPP && err != ENOSYS) || !__fa_writes (&__fa_policy, mode))
     return err;
   memset (&f, 0, sizeof f);
   f.fd = fd;
@@ -100,7 +97,6 @@ sv_apart (pid_t caller, int fd, int mode, int64_t off, int64_t len,
   j->len = len;
   j->err = EIO;
   j->how = "";
-  sv_identify (caller, &j->who);
   __fa_lock (&f);
   pid_t pid = clone (child, (char *) j + AREA, 0, j);
   if (pid < 0)
@@ -116,7 +112,6 @@ sv_apart (pid_t caller, int fd, int mode, int64_t off, int64_t len,
   __fa_unlock (&f);
   err = j->err;
   *how = j->how;
-  sv_forget (&j->who);
   munmap (j, AREA);
   return err;
 }

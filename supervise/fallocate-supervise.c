@@ -96,6 +96,10 @@ main (int argc, char **argv)
       fprintf (stderr, "usage: fallocate-supervise [--] COMMAND [ARGS...]\n");
       return 2;
     }
+  /* Without a policy, the wrapper's default: a mode-0 call refused gets
+     what posix_fallocate gets.  */
+  if (getenv ("FALLOCATE_SHIM_POLICY") == NULL)
+    __fa_policy.action = FA_FILL;
   /* Under a supervisor of ours (fallocate-shim --supervise sv_nested):
      it answers COMMAND's calls too, with its policy, and a second
      listener cannot be had.  COMMAND runs in our place.  */

@@ -19,13 +19,14 @@
 #include <unistd.h>
 #include <linux/filter.h>
 #include "fa-internal.h"
+#include "fa-policy.h"
 #include "fa-seccomp.h"
 #include "supervise.h"
 
 /* The filter: FA_SECCOMP_CALLS to user notification, all else allowed.
-   Its size: four instructions per call, and the returns.  Without a
-   policy or a trace (__fa_passthrough), only mode 0 is sent: the
-   supervisor would pass any other mode on unchanged, and the kernel
+   Its size: four instructions per call, and the returns.  Under pass
+   and fill without a trace, only mode 0 is sent: the supervisor would
+   pass any other mode on unchanged, and the kernel
    answers it in the caller, as if we were not there (its credentials,
    its RLIMIT_FSIZE), without the round trip.  The mode is the second
    argument for every ABI of the leaf, its low word first (x86_64).  */
@@ -75,7 +76,8 @@ install_filter (void)
     }
   prog[n++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K,
 					     SECCOMP_RET_ALLOW);
-  if (__fa_passthrough)
+  if ((__fa_policy.action == FA_PASS || __fa_policy.action == FA_FILL)
+      && __fa_policy.trace.path[0] == '\0')
     {
       prog[n++] = (struct sock_filter)
 	BPF_STMT (BPF_LD | BPF_W | BPF_ABS,

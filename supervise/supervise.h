@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+#include <linux/capability.h>
 #include <linux/seccomp.h>
 
 #ifndef PIDFD_THREAD
@@ -63,15 +64,14 @@ void sv_answer (const struct seccomp_notif *req);
 /* pool.c: the answering thread is about to reply.  */
 void sv_pool_replying (void);
 
-/* apart.c: the call of thread CALLER through FD (a copy of its
-   descriptor), answered: 0 or an error number, and in *HOW what
-   __fa_trace is told.  */
-int sv_apart (pid_t caller, int fd, int mode, int64_t off, int64_t len,
-	      const char **how);
+/* apart.c: the call through FD (a copy of the caller's descriptor),
+   answered by a thread that has become the caller: 0 or an error
+   number, and in *HOW what __fa_trace is told.  */
+int sv_apart (int fd, int mode, int64_t off, int64_t len, const char **how);
 
 /* who.c: who thread TID writes as (its groups in memory of malloc's,
-   let go by sv_forget); this process made to write so, by a child that
-   shares nothing but its descriptor table.  */
+   let go by sv_forget); the calling thread made to write so, and back
+   (what it was in *S): sv_become 0, or -1 with nothing changed.  */
 struct sv_who
 {
   int known;			/* all of it read */
@@ -80,9 +80,20 @@ struct sv_who
   unsigned *groups;
   unsigned long long caps;	/* CapEff, or 0 in another user namespace */
 };
+/* Whether we have any capability: only then is the caller taken on.  */
+int sv_privileged (void);
 void sv_identify (pid_t tid, struct sv_who *w);
 void sv_forget (struct sv_who *w);
-void sv_become (const struct sv_who *w);
+struct sv_self
+{
+  int changed;			/* sv_become changed anything */
+  unsigned fsuid, fsgid;
+  int ngroups;
+  unsigned *groups;
+  struct __user_cap_data_struct caps[2];
+};
+int sv_become (const struct sv_who *w, struct sv_self *s);
+void sv_restore (struct sv_self *s);
 
 /* signals.c */
 int sv_own_group (void);

@@ -1,13 +1,20 @@
-/* Who a supervised caller writes as (sv_identify, sv_become).
+/* Who a supervised caller writes as (sv_identify), taken on by the
+   thread that answers it and given back (sv_become, sv_restore).
 
    The supervisor, often root, fills for callers who are not: written
    with its identity, a setuid or setgid file kept the bits that the
    caller's own write (and ext4's fallocate) strip, which are kept only
-   for a writer with CAP_FSETID or, for setgid, in the file's group.  So
-   the process that fills (apart.c) takes on the caller's filesystem user
-   and group IDs, its supplementary groups and its effective
-   capabilities, all read from /proc/TID/status, whose IDs are shown as
-   our user namespace sees them.  Its capabilities count in its own user
+   for a writer with CAP_FSETID or, for setgid, in the file's group; and
+   ext4's own fallocate, made as root, kept them too, and gave root's
+   reserved blocks.  So the thread that answers a call, for the system
+   call and the fill alike (apart.c's child inherits it), takes on the
+   caller's filesystem user and group IDs, its supplementary groups and
+   its effective capabilities, all read from /proc/TID/status, whose IDs
+   are shown as our user namespace sees them; credentials are per
+   thread.  A supervisor without capabilities does none of this: no
+   process under it can have more than it (no new privileges), and its
+   writes are the caller's own.  Reading the status costs some 10 us a
+   call (make bench 8a: a supervisor run as root misses its target).  Its capabilities count in its own user
    namespace only: a caller in another one (unshare -U) has none here.  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -93,6 +100,22 @@ our_userns (pid_t tid)
 	 || (a.st_dev == b.st_dev && a.st_ino == b.st_ino);
 }
 
+int
+sv_privileged (void)
+{
+  static int known, privileged;
+  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_data_struct d[2];
+
+  if (!__atomic_load_n (&known, __ATOMIC_ACQUIRE))
+    {
+      privileged = syscall (SYS_capget, &h, d) < 0 || d[0].permitted
+		   || d[1].permitted;
+      __atomic_store_n (&known, 1, __ATOMIC_RELEASE);
+    }
+  return privileged;
+}
+
 void
 sv_identify (pid_t tid, struct sv_who *w)
 {
@@ -136,23 +159,65 @@ sv_forget (struct sv_who *w)
   w->groups = NULL;
 }
 
-/* Raw system calls: the C library's setgroups signals every thread it
-   knows of, which in a child of a raw clone are its parent's.  */
-void
-sv_become (const struct sv_who *w)
+/* Raw system calls, which change the calling thread alone: the C
+   library's setgroups and capset change every thread it knows of.  */
+static void
+set (unsigned fsuid, unsigned fsgid, int ngroups, const unsigned *groups)
+{
+  syscall (SETGROUPS, ngroups, groups);
+  syscall (SETFSGID, fsgid);
+  syscall (SETFSUID, fsuid);
+}
+
+int
+sv_become (const struct sv_who *w, struct sv_self *s)
 {
   struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
   struct __user_cap_data_struct d[2];
+  long n;
 
-  if (!w->known)
-    return;
-  syscall (SETGROUPS, w->ngroups, w->groups);
-  syscall (SETFSGID, w->fsgid);
-  syscall (SETFSUID, w->fsuid);
-  if (syscall (SYS_capget, &h, d) == 0)
+  /* Ours, to come back to: the IDs (an ID of -1 changes nothing and
+     gives the one set), the groups, the capabilities.  */
+  s->fsuid = (unsigned) syscall (SETFSUID, -1);
+  s->fsgid = (unsigned) syscall (SETFSGID, -1);
+  n = syscall (SYS_getgroups, 0, NULL);
+  s->groups = n > 0 ? malloc ((size_t) n * sizeof *s->groups) : NULL;
+  s->ngroups = s->groups ? (int) syscall (SYS_getgroups, n, s->groups) : 0;
+  if (s->ngroups < 0 || syscall (SYS_capget, &h, s->caps) < 0)
     {
-      d[0].effective &= (unsigned) w->caps;
-      d[1].effective &= (unsigned) (w->caps >> 32);
+      free (s->groups);
+      s->groups = NULL;
+      return -1;
+    }
+  memcpy (d, s->caps, sizeof d);
+  d[0].effective &= (unsigned) w->caps;
+  d[1].effective &= (unsigned) (w->caps >> 32);
+  /* The caller is what we are (a supervisor run by the user it
+     supervises): nothing to change, nor to change back.  */
+  s->changed = w->fsuid != s->fsuid || w->fsgid != s->fsgid
+	       || w->ngroups != s->ngroups
+	       || memcmp (w->groups, s->groups,
+			  (size_t) s->ngroups * sizeof *s->groups) != 0
+	       || memcmp (d, s->caps, sizeof d) != 0;
+  if (s->changed)
+    {
+      set (w->fsuid, w->fsgid, w->ngroups, w->groups);
       syscall (SYS_capset, &h, d);
     }
+  return 0;
+}
+
+void
+sv_restore (struct sv_self *s)
+{
+  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+
+  /* The capabilities first: setgroups needs CAP_SETGID.  */
+  if (s->changed)
+    {
+      syscall (SYS_capset, &h, s->caps);
+      set (s->fsuid, s->fsgid, s->ngroups, s->groups);
+    }
+  free (s->groups);
+  s->groups = NULL;
 }

@@ -233,6 +233,8 @@ pseudo (unsigned long type)
     case 0x42494e4d:		/* binfmt_misc */
     case 0x19800202:		/* mqueue */
     case 0x5345434d:		/* secretmem (memfd_secret) */
+    case 0x50494446:		/* pidfs */
+    case 0x6e736673:		/* nsfs */
       return 1;
     }
   return 0;
