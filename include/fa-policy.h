@@ -22,13 +22,16 @@ struct fa_trace
 /* What the calls do, and their trace.  */
 struct fa_policy
 {
-  enum { FA_PASS, FA_FILL, FA_EMULATE, FA_NOOP, FA_INJECT } action;
+  enum { FA_PASS, FA_FILL, FA_EMULATE, FA_NOOP, FA_INJECT, FA_OFF } action;
   int injected;			/* FA_INJECT's error number */
   struct fa_trace trace;
 };
 
 /* This process's, from the environment when the library is loaded.  */
 FA_HIDDEN extern struct fa_policy __fa_policy;
+/* Under off, the posix_fallocate64 after ours (the C library's), or
+   NULL where there is none (a static program).  */
+FA_HIDDEN extern int (*__fa_next_posix) (int, int64_t, int64_t);
 
 /* The error number named NAME (ENOSPC), or 0.  */
 FA_HIDDEN int __fa_errno_number (const char *name);

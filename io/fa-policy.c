@@ -13,6 +13,11 @@
      emulate          the same, and a fallocate call refused with
                       EOPNOTSUPP or ENOSYS is done by writing where its
                       result can be had so (fa-emulate.c).
+     off              the library does nothing of its own, for one process
+                      of a system that preloads it for all (ld.so.preload):
+                      fallocate is the system call, posix_fallocate the
+                      next one the loader knows (the C library's; in a
+                      static program, the system call alone), no trace.
      noop             every call succeeds at once and does nothing.
      an errno         every call fails with it, by name (ENOSPC) or number.
    FALLOCATE_SHIM_TRACE
@@ -22,6 +27,7 @@
    Both are read once, when the library is loaded, and ignored in setuid
    and setgid programs.  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -32,6 +38,7 @@
 #include "fa-policy.h"
 
 struct fa_policy __fa_policy;
+int (*__fa_next_posix) (int, int64_t, int64_t);
 int __fa_passthrough = 1;
 
 static void
@@ -48,6 +55,8 @@ parse (const char *p)
 
   if (strcmp (p, "fill") == 0)
     __fa_policy.action = FA_FILL;
+  else if (strcmp (p, "off") == 0)
+    __fa_policy.action = FA_OFF;
   else if (strcmp (p, "emulate") == 0)
     __fa_policy.action = FA_EMULATE;
   else if (strcmp (p, "noop") == 0)
@@ -103,7 +112,15 @@ load (void)
     }
   if (p != NULL && *p != '\0' && strcmp (p, "pass") != 0)
     parse (p);
-  __fa_passthrough = __fa_policy.action == FA_PASS && tr->path[0] == '\0';
+  /* Found now, not at a call, which may come from a signal handler.  */
+  if (__fa_policy.action == FA_OFF)
+    {
+      tr->path[0] = '\0';
+      __fa_next_posix = (int (*) (int, int64_t, int64_t))
+			dlsym (RTLD_NEXT, "posix_fallocate64");
+    }
+  __fa_passthrough = (__fa_policy.action == FA_PASS
+		      || __fa_policy.action == FA_OFF) && tr->path[0] == '\0';
 }
 
 /* As __fa_posix, not a cancellation point.  */

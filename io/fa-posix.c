@@ -16,6 +16,13 @@ __fa_posix (int fd, int64_t off, int64_t len)
   int saved = errno, err, cancel;
   const char *how = "";
 
+  if (__fa_policy.action == FA_OFF)
+    {
+      err = __fa_next_posix ? __fa_next_posix (fd, off, len)
+	    : (int) -__fa_syscall (fd, 0, off, len);
+      errno = saved;
+      return err;
+    }
   pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &cancel);
   if (__fa_policy.action == FA_NOOP)
     err = 0, how = "noop";
