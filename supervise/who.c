@@ -196,8 +196,9 @@ sv_become (const struct sv_who *w, struct sv_self *s)
      supervises): nothing to change, nor to change back.  */
   s->changed = w->fsuid != s->fsuid || w->fsgid != s->fsgid
 	       || w->ngroups != s->ngroups
-	       || memcmp (w->groups, s->groups,
-			  (size_t) s->ngroups * sizeof *s->groups) != 0
+	       || (s->ngroups > 0
+		   && memcmp (w->groups, s->groups,
+			      (size_t) s->ngroups * sizeof *s->groups) != 0)
 	       || memcmp (d, s->caps, sizeof d) != 0;
   if (s->changed)
     {
