@@ -7,15 +7,22 @@
    however long that one's fill (a stopped FUSE server, a frozen
    filesystem).
 
-   A turn is a slot of a table naming its file and its holder's thread
-   ID (0 when free).  The table's own lock is held only to look the
-   file up and take a free slot, with every signal blocked: no fill, no
-   system call but a futex wait for that lock, no handler (whose call
-   would go on without a turn and keep the lock for its whole fill).  A
-   call whose file's slot is held sleeps on that slot until its holder
-   lets it go.  Only when more calls hold turns
-   than the table has slots (REGION_SLOTS: some ten thousand; KEPT where
-   the table cannot be mapped) does a call wait for one on another file.
+   A turn is a slot of a table naming a file (its key) and its holder's
+   thread ID (0 when free).  A key is written only by a thread that
+   holds the slot and the table's own lock, and only when no other slot
+   has it: a file has one slot at most, its key left in place when let
+   go.  A thread calling again on the file of its last call takes that
+   slot's turn with one compare-and-swap, no lock taken, no signal
+   blocked (make bench's case 7: a thread's calls on one file), and
+   checks the key once it holds the slot.  Any other call takes the
+   table's lock, with every signal blocked, only to look the file up and
+   take its slot or a free one: no fill, no system call but a futex wait
+   for that lock, no handler (whose call would go on without a turn and
+   keep the lock for its whole fill).  A call whose file's slot is held
+   sleeps on that slot until its holder lets it go.  Only when more
+   calls hold turns than the table has slots (REGION_SLOTS: some ten
+   thousand; KEPT where the table cannot be mapped) does a call wait for
+   one on another file.
 
    A call from a signal handler that interrupted a call of ours in the
    same thread, wherever in it (INSIDE counts them from the start of
@@ -65,7 +72,8 @@ struct turn
 struct slot
 {
   struct turn turn;
-  uint64_t dev, ino;		/* the file, while turn.owner is not 0 */
+  uint64_t dev, ino;		/* the file, if keyed */
+  int keyed;
 };
 
 #define KEPT 64
@@ -112,6 +120,11 @@ static FA_TLS int inside;
 static FA_TLS int tid;
 static FA_TLS unsigned tid_token;
 static unsigned tokens;
+
+/* The slot of the thread's last turn, and the process's token then: a
+   fork's child has a new token and its own, zeroed, table.  */
+static FA_TLS struct slot *last;
+static FA_TLS unsigned last_token;
 
 /* The table.  Two threads, or a handler and the thread it interrupted,
    may map one each, or fail to: the first answer published is every
@@ -241,23 +254,61 @@ free_slot (const struct slot *s)
 	 && __atomic_load_n (&s->turn.waiters, __ATOMIC_SEQ_CST) == 0;
 }
 
-/* Under T's lock: the slot held for F's file; else a free one, none
-   that sleepers may still take for their file's (a sleeper on a slot
-   taken again by its last holder would sleep through an unrelated
-   file's fill); else, with every slot in use, one held for another.  */
+static int
+keyed (const struct slot *s, const struct fa_file *f)
+{
+  return __atomic_load_n (&s->keyed, __ATOMIC_RELAXED)
+	 && __atomic_load_n (&s->dev, __ATOMIC_RELAXED)
+	    == (uint64_t) f->st.st_dev
+	 && __atomic_load_n (&s->ino, __ATOMIC_RELAXED)
+	    == (uint64_t) f->st.st_ino;
+}
+
+/* S's key set to F's file (NULL: none), by the holder of S and of
+   the table's lock.  */
+static void
+key (struct slot *s, const struct fa_file *f)
+{
+  __atomic_store_n (&s->keyed, 0, __ATOMIC_RELAXED);
+  if (!f)
+    return;
+  __atomic_store_n (&s->dev, (uint64_t) f->st.st_dev, __ATOMIC_RELAXED);
+  __atomic_store_n (&s->ino, (uint64_t) f->st.st_ino, __ATOMIC_RELAXED);
+  __atomic_store_n (&s->keyed, 1, __ATOMIC_RELAXED);
+}
+
+/* 0 if SELF took S's turn, else its holder.  */
+static int
+claim (struct slot *s, int self)
+{
+  int held = 0;
+
+  __atomic_compare_exchange_n (&s->turn.owner, &held, self, 0,
+			       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return held;
+}
+
+/* Under T's lock: F's file's slot; else a free one, none that sleepers
+   may still take for their file's (a sleeper on a slot taken again by
+   its last holder would sleep through an unrelated file's fill); else,
+   with every slot in use, one held for another.  Free slots past the
+   last in use lose their keys, so that none is left out of the search
+   with a key.  */
 static struct slot *
-look_up (struct table *t, const struct fa_file *f)
+look_up (struct table *t, const struct fa_file *f, int self)
 {
   unsigned cap = t == &kept ? KEPT : REGION_SLOTS, i;
   struct slot *s = t->slot;
 
   for (i = 0; i < t->hi; i++)
-    if (__atomic_load_n (&s[i].turn.owner, __ATOMIC_SEQ_CST) != 0
-	&& s[i].dev == (uint64_t) f->st.st_dev
-	&& s[i].ino == (uint64_t) f->st.st_ino)
+    if (keyed (&s[i], f))
       return &s[i];
-  while (t->hi > 0 && free_slot (&s[t->hi - 1]))
-    t->hi--;
+  while (t->hi > 0 && free_slot (&s[t->hi - 1])
+	 && claim (&s[t->hi - 1], self) == 0)
+    {
+      key (&s[--t->hi], NULL);
+      let_go (&s[t->hi].turn, self);
+    }
   for (i = 0; i < t->hi; i++)
     if (free_slot (&s[i]))
       return &s[i];
@@ -274,6 +325,7 @@ forked (void)
 {
   memset (&kept, 0, sizeof kept);
   tid = 0;
+  last = NULL;
 }
 
 /* When the library is loaded: pthread_atfork at the first call would
@@ -284,10 +336,25 @@ init (void)
   pthread_atfork (NULL, NULL, forked);
 }
 
+/* F's turn, taken by SELF from S.  */
+static void
+took (struct fa_file *f, struct table *t, struct slot *s, int self)
+{
+  f->turn = s;
+  f->self = self;
+  f->token = token (t);
+  if (t != &kept)
+    {
+      last = s;
+      last_token = f->token;
+    }
+}
+
 void
 __fa_lock (struct fa_file *f)
 {
   struct table *t;
+  struct slot *s;
   int self, held;
 
   f->turn = NULL;
@@ -298,6 +365,19 @@ __fa_lock (struct fa_file *f)
   __atomic_signal_fence (__ATOMIC_SEQ_CST);
   t = table ();
   self = self_id (t);
+  s = last;
+  if (s && t != &kept && last_token == token (t) && keyed (s, f)
+      && claim (s, self) == 0)
+    {
+      /* The key is changed only by its slot's holder: now ours, F's
+	 still, or F's file has another slot (or none) by now.  */
+      if (keyed (s, f))
+	{
+	  took (f, t, s, self);
+	  return;
+	}
+      let_go (&s->turn, self);
+    }
   do
     {
       sigset_t all, old;
@@ -308,16 +388,13 @@ __fa_lock (struct fa_file *f)
       sigfillset (&all);
       pthread_sigmask (SIG_BLOCK, &all, &old);
       take (&t->lock, self);
-      struct slot *s = look_up (t, f);
-      held = __atomic_load_n (&s->turn.owner, __ATOMIC_SEQ_CST);
+      s = look_up (t, f, self);
+      held = claim (s, self);
       if (held == 0)
 	{
-	  s->dev = (uint64_t) f->st.st_dev;
-	  s->ino = (uint64_t) f->st.st_ino;
-	  __atomic_store_n (&s->turn.owner, self, __ATOMIC_SEQ_CST);
-	  f->turn = s;
-	  f->self = self;
-	  f->token = token (t);
+	  if (!keyed (s, f))
+	    key (s, f);
+	  took (f, t, s, self);
 	}
       else if (held != self)
 	__atomic_add_fetch (&s->turn.waiters, 1, __ATOMIC_SEQ_CST);
