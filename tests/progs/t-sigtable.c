@@ -29,6 +29,9 @@ static int x, y, z, fills, fill_mib = 1;
 static volatile int stop;
 static volatile pid_t c_tid;
 static int c_calls, waiting, bad;
+/* The first error, and whose call (h: the handler's, a, c) got it.  */
+static int first_err;
+static char first_who = '-';
 
 /* Whether thread TID is in a futex system call (its /proc syscall
    file: the number first, or "running").  */
@@ -69,6 +72,16 @@ held_up (void)
 }
 
 static void
+note (char who, int err)
+{
+  if (err && __atomic_fetch_or (&bad, 1, __ATOMIC_SEQ_CST) == 0)
+    {
+      first_err = err;
+      first_who = who;
+    }
+}
+
+static void
 on_usr1 (int sig)
 {
   int saved = errno;
@@ -76,7 +89,8 @@ on_usr1 (int sig)
   (void) sig;
   if (fills < FILLS)
     {
-      bad |= posix_fallocate64 (y, fills * fill_mib * MIB, fill_mib * MIB);
+      note ('h', posix_fallocate64 (y, fills * fill_mib * MIB,
+				    fill_mib * MIB));
       waiting += c_tid && held_up ();
       fills++;
     }
@@ -88,7 +102,7 @@ a_calls (void *arg)
 {
   (void) arg;
   while (!stop)
-    bad |= posix_fallocate64 (x, 0, 1);
+    note ('a', posix_fallocate64 (x, 0, 1));
   return NULL;
 }
 
@@ -99,7 +113,7 @@ c_loop (void *arg)
   c_tid = (pid_t) syscall (SYS_gettid);
   while (!stop)
     {
-      bad |= posix_fallocate64 (z, 0, 4096);
+      note ('c', posix_fallocate64 (z, 0, 4096));
       __atomic_add_fetch (&c_calls, 1, __ATOMIC_RELAXED);
     }
   return NULL;
@@ -144,7 +158,8 @@ main (int argc, char **argv)
   pthread_join (c, NULL);
   printf ("# %d fills of %d MiB from the handler, %d calls on another "
 	  "file, %d found waiting\n", fills, fill_mib, c_calls, waiting);
-  t_ok (!bad && fills == n, "every call returns 0");
+  t_ok (!bad && fills == n, "every call returns 0 (%d of %d fills; first "
+	"error %d, %c's)", fills, n, first_err, first_who);
   t_ok (waiting == 0, "no call on another file waits for a handler's fill");
   unlink (px);
   unlink (py);

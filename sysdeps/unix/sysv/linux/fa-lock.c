@@ -277,8 +277,9 @@ key (struct slot *s, const struct fa_file *f)
   __atomic_store_n (&s->keyed, 1, __ATOMIC_RELAXED);
 }
 
-/* 0 if SELF took S's turn, else its holder.  */
-static int
+/* 0 if SELF took S's turn, else its holder.  Not inlined: a debugger
+   can stop a thread just before it claims a slot (t-cross).  */
+static int __attribute__ ((noinline))
 claim (struct slot *s, int self)
 {
   int held = 0;
@@ -288,18 +289,22 @@ claim (struct slot *s, int self)
   return held;
 }
 
-/* Under T's lock: F's file's slot; else a free one, none that sleepers
-   may still take for their file's (a sleeper on a slot taken again by
-   its last holder would sleep through an unrelated file's fill); else,
-   with every slot in use, one held for another.  Free slots past the
-   last in use lose their keys, so that none is left out of the search
-   with a key.  */
+/* Under T's lock: F's file's slot, for SELF to take or wait for; else
+   a free one, none that sleepers may still take for their file's (a
+   sleeper on a slot taken again by its last holder would sleep through
+   an unrelated file's fill), taken by SELF (*GOT set): one taken for
+   free but held by the time SELF claims it (a thread calling again on
+   its last file, without the lock) is passed over, never waited for;
+   else, with every slot in use, one held for another.  Free slots past
+   the last in use lose their keys, so that none is left out of the
+   search with a key.  */
 static struct slot *
-look_up (struct table *t, const struct fa_file *f, int self)
+look_up (struct table *t, const struct fa_file *f, int self, int *got)
 {
   unsigned cap = t == &kept ? KEPT : REGION_SLOTS, i;
   struct slot *s = t->slot;
 
+  *got = 0;
   for (i = 0; i < t->hi; i++)
     if (keyed (&s[i], f))
       return &s[i];
@@ -309,11 +314,14 @@ look_up (struct table *t, const struct fa_file *f, int self)
       key (&s[--t->hi], NULL);
       let_go (&s[t->hi].turn, self);
     }
+  *got = 1;
   for (i = 0; i < t->hi; i++)
-    if (free_slot (&s[i]))
+    if (free_slot (&s[i]) && claim (&s[i], self) == 0)
       return &s[i];
-  if (t->hi < cap)
-    return &s[t->hi++];
+  while (t->hi < cap)
+    if (claim (&s[t->hi++], self) == 0)
+      return &s[t->hi - 1];
+  *got = 0;
   return &s[f->st.st_ino % cap];
 }
 
@@ -355,7 +363,7 @@ __fa_lock (struct fa_file *f)
 {
   struct table *t;
   struct slot *s;
-  int self, held;
+  int self, held, got;
 
   f->turn = NULL;
   /* Counted before anything else, so that a handler interrupting from
@@ -388,8 +396,8 @@ __fa_lock (struct fa_file *f)
       sigfillset (&all);
       pthread_sigmask (SIG_BLOCK, &all, &old);
       take (&t->lock, self);
-      s = look_up (t, f, self);
-      held = claim (s, self);
+      s = look_up (t, f, self, &got);
+      held = got ? 0 : claim (s, self);
       if (held == 0)
 	{
 	  if (!keyed (s, f))
