@@ -46,13 +46,15 @@ cannot (const char *what, int err)
   fprintf (stderr, ME ": %s: %s\n", what, why);
 }
 
-/* The child, which never ran COMMAND, killed and reaped; exit.  */
+/* The child, which never ran COMMAND, and the anchor killed and
+   reaped; exit.  */
 static _Noreturn void
 give_up (pid_t pid)
 {
   kill (pid, SIGKILL);
   while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
     ;
+  sv_unanchor ();
   exit (CANNOT);
 }
 

@@ -9,6 +9,12 @@
    fallocate handler calls fallocate) never deadlocks.  There is no cap:
    a cap would bring both back.
 
+   Where no thread can be started (a pids cgroup's limit, RLIMIT_NPROC),
+   the rule cannot hold: the thread says so on standard error, once
+   until a thread can be started again, and answers the call itself.
+   Until then a call may wait for another's fill, and a supervised FUSE
+   server whose fallocate handler calls fallocate may wait for ever.
+
    Threads never end (a burst of calls would otherwise map and unmap a
    stack per call): as many wait as calls were ever answered at once,
    and one.  Fills run in processes of their own (apart.c), so no thread
@@ -18,6 +24,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -54,9 +61,13 @@ sv_pool_replying (void)
   pthread_mutex_unlock (&mu);
 }
 
-/* A thread that answers calls.  */
+/* Whether the last start_worker failed, said on standard error.  */
+static int stuck;
+
+/* A thread that answers calls: 0, or pthread_create's error, said on
+   standard error if SAY.  */
 static int
-start_worker (void)
+start_worker (int say)
 {
   pthread_attr_t a;
   pthread_t t;
@@ -69,12 +80,17 @@ start_worker (void)
   pthread_attr_setdetachstate (&a, PTHREAD_CREATE_DETACHED);
   err = pthread_create (&t, &a, worker, NULL);
   pthread_attr_destroy (&a);
+  pthread_mutex_lock (&mu);
   if (err)
     {
-      pthread_mutex_lock (&mu);
       starting--;
-      pthread_mutex_unlock (&mu);
+      if (say && !stuck++)
+	fprintf (stderr, "fallocate-shim: cannot start a thread (%s): calls "
+		 "wait for one another until one can\n", strerror (err));
     }
+  else
+    stuck = 0;
+  pthread_mutex_unlock (&mu);
   return err;
 }
 
@@ -124,7 +140,7 @@ worker (void *arg)
 	 rule, at the top of this file).  Two threads taking calls at once
 	 may both start one: one too many, never one too few.  */
       if (last)
-	start_worker ();
+	start_worker (1);
       sv_answer (&req);
       pthread_mutex_lock (&mu);
       if (--busy == 0)
@@ -143,7 +159,7 @@ sv_pool_start (void)
   int err = 0;
 
   for (int i = 0; i < FIRST && err == 0; i++)
-    err = start_worker ();
+    err = start_worker (0);
   return err;
 }
 

@@ -96,18 +96,15 @@ sv_anchor (pid_t group)
   if (a < 0)
     return;
   setpgid (a, group);		/* as the anchor does: whichever runs first */
+  anchor = a;
   anchor_fd = (int) syscall (SYS_pidfd_open, a, 0);
   if (anchor_fd < 0 || getpgid (a) != group)
     {
-      kill (a, SIGKILL);
-      while (waitpid (a, NULL, 0) < 0 && errno == EINTR)
-	;
+      sv_unanchor ();
       if (anchor_fd >= 0)
 	close (anchor_fd);
       anchor_fd = -1;
-      return;
     }
-  anchor = a;
 }
 
 /* In our group COMMAND gets the terminal's signals itself; sent with
@@ -226,8 +223,7 @@ sv_wait (pid_t pid, int pidfd)
 	{
 	  if (exited)
 	    target = 0;
-	  while (waitpid (anchor, NULL, 0) < 0 && errno == EINTR)
-	    ;
+	  sv_unanchor ();
 	  p[1].fd = -1;
 	}
       if (p[0].revents & POLLIN)
@@ -247,22 +243,30 @@ sv_wait (pid_t pid, int pidfd)
 	}
       if (exited && (p[2].revents & (POLLHUP | POLLERR)))
 	{
-	  /* The anchor ended and reaped here: left to die with us, it
-	     was reaped by init or a subreaper (tini, a build sandbox) as
-	     a child of theirs they never made.  */
+	  /* The anchor ended and reaped here (sv_unanchor).  */
 	  target = 0;
-	  if (p[1].fd >= 0)
-	    {
-	      kill (anchor, SIGKILL);
-	      while (waitpid (anchor, NULL, 0) < 0 && errno == EINTR)
-		;
-	    }
+	  sv_unanchor ();
 	  return status;
 	}
       for (int i = 0; i < 3; i++)
 	p[i].revents = 0;
       ppoll (p, 3, NULL, &during);
     }
+}
+
+/* The anchor ended and reaped here, if there is one: left to die with
+   us, it would be reaped by init or a subreaper (tini, a build sandbox)
+   as a child of theirs they never made, or by no one (an init that
+   reaps nothing), and count among the user's processes for good.  */
+void
+sv_unanchor (void)
+{
+  if (anchor <= 0)
+    return;
+  kill (anchor, SIGKILL);
+  while (waitpid (anchor, NULL, 0) < 0 && errno == EINTR)
+    ;
+  anchor = 0;
 }
 
 /* COMMAND's end, as this process's own.  */

@@ -674,7 +674,16 @@ many (const char *dir, int n, long len)
 	}
     }
   for (int i = 0; i < n; i++)
-    pthread_create (&c[i].t, NULL, many_caller, &c[i]);
+    {
+      int err = pthread_create (&c[i].t, NULL, many_caller, &c[i]);
+
+      /* Not waited for at the barrier: said, and every thread ended.  */
+      if (err)
+	{
+	  fprintf (stderr, "t-sv: pthread_create: %s\n", strerror (err));
+	  _exit (3);
+	}
+    }
   printf ("results");
   for (int i = 0; i < n; i++)
     {
