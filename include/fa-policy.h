@@ -29,9 +29,10 @@ struct fa_policy
 
 /* This process's, from the environment when the library is loaded.  */
 FA_HIDDEN extern struct fa_policy __fa_policy;
-/* Under off, the posix_fallocate64 after ours (the C library's), or
-   NULL where there is none (a static program).  */
+/* Under off, the posix_fallocate64 and fallocate64 after ours (the C
+   library's), or NULL where there is none (a static program).  */
 FA_HIDDEN extern int (*__fa_next_posix) (int, int64_t, int64_t);
+FA_HIDDEN extern int (*__fa_next_fallocate) (int, int, int64_t, int64_t);
 
 /* The error number named NAME (ENOSPC), or 0.  */
 FA_HIDDEN int __fa_errno_number (const char *name);

@@ -15,9 +15,12 @@
                       result can be had so (fa-emulate.c).
      off              the library does nothing of its own, for one process
                       of a system that preloads it for all (ld.so.preload):
-                      fallocate is the system call, posix_fallocate the
-                      next one the loader knows (the C library's; in a
-                      static program, the system call alone), no trace.
+                      fallocate and posix_fallocate are the next ones the
+                      loader knows (the C library's: fallocate is then a
+                      cancellation point; in a static program, the system
+                      call alone), no trace.  Calls made before the
+                      library's constructor has run (by another library's
+                      constructor) get pass.
      noop             every call succeeds at once and does nothing.
      an errno         every call fails with it, by name (ENOSPC) or number.
    FALLOCATE_SHIM_TRACE
@@ -39,6 +42,7 @@
 
 struct fa_policy __fa_policy;
 int (*__fa_next_posix) (int, int64_t, int64_t);
+int (*__fa_next_fallocate) (int, int, int64_t, int64_t);
 int __fa_passthrough = 1;
 
 static void
@@ -118,12 +122,16 @@ load (void)
       tr->path[0] = '\0';
       __fa_next_posix = (int (*) (int, int64_t, int64_t))
 			dlsym (RTLD_NEXT, "posix_fallocate64");
+      __fa_next_fallocate = (int (*) (int, int, int64_t, int64_t))
+			    dlsym (RTLD_NEXT, "fallocate64");
     }
   __fa_passthrough = (__fa_policy.action == FA_PASS
-		      || __fa_policy.action == FA_OFF) && tr->path[0] == '\0';
+		      || (__fa_policy.action == FA_OFF && !__fa_next_fallocate))
+		     && tr->path[0] == '\0';
 }
 
-/* As __fa_posix, not a cancellation point.  */
+/* As __fa_posix, not a cancellation point (but the C library's under
+   off).  */
 long
 __fa_fallocate (int fd, int mode, int64_t off, int64_t len)
 {
@@ -131,6 +139,14 @@ __fa_fallocate (int fd, int mode, int64_t off, int64_t len)
   const char *how = "";
   int cancel;
 
+  if (__fa_policy.action == FA_OFF)
+    {
+      int saved = errno;
+
+      ret = __fa_next_fallocate (fd, mode, off, len) == 0 ? 0 : -errno;
+      errno = saved;
+      return ret;
+    }
   pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &cancel);
   if (__fa_policy.action == FA_NOOP)
     ret = 0, how = "noop";

@@ -204,6 +204,21 @@ cancel (void)
   unlink (path);
 }
 
+/* Under off: fallocate is the C library's, a cancellation point, where
+   ours is not.  */
+static void
+off (void)
+{
+  char path[4096];
+
+  cancel_fd = t_create (dir, "cancel", path, sizeof path);
+  int reached = t_cancel_pending (cancel_call);
+  t_ok (!reached, "off: a pending cancellation acted on in fallocate, as "
+	"the C library's (%s)", reached ? "returned" : "cancelled inside");
+  close (cancel_fd);
+  unlink (path);
+}
+
 static void
 emulate (void)
 {
@@ -432,6 +447,8 @@ main (int argc, char **argv)
     emulate ();
   else if (strcmp (policy, "noop") == 0)
     inert (1, 0);
+  else if (strcmp (policy, "off") == 0)
+    off ();
   else
     inert (0, strcmp (policy, "ENOSPC") == 0 ? ENOSPC
 	   : strcmp (policy, "EIO") == 0 ? EIO : atoi (policy));

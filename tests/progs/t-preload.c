@@ -1,7 +1,9 @@
 /* t-preload DIR: linked against the system libc only, it binds
    fallocate@GLIBC_2.10, fallocate64, posix_fallocate and posix_fallocate64
    as any program does.  Run under fa-seccomp ENOSYS it reports what each
-   call gave; with libfallocate preloaded the posix calls must succeed.  */
+   call gave; with libfallocate preloaded the posix calls must succeed.
+   With S as the second argument the library is expected (else glibc's
+   answers, as under FALLOCATE_SHIM_POLICY=off).  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 #include "tcheck.h"
+
+static int cancel_fd;
+
+static void
+cancel_call (void)
+{
+  fallocate (cancel_fd, 0, 0, 1);
+}
 
 int
 main (int argc, char **argv)
@@ -41,6 +51,13 @@ main (int argc, char **argv)
   r = fallocate64 (fd, 0, HI_OFF, 1);
   t_ok (fills ? r == 0 : r == -1 && errno == ENOSYS, "%s fallocate64: %s",
 	who, fills ? "filled, 0" : "no emulation, ENOSYS");
+  /* glibc's fallocate is a cancellation point (and so under the off
+     policy); ours is not.  */
+  cancel_fd = fd;
+  int reached = t_cancel_pending (cancel_call);
+  t_ok (expect_shim ? reached : !reached, "%s fallocate with a "
+	"cancellation pending: %s", who,
+	reached ? "returned" : "cancelled inside");
   close (fd);
   unlink (path);
   return t_done ();
