@@ -49,7 +49,10 @@
 #endif
 
 /* The names of the 2007 proposal (Amit Arora's fallocate patch set, TAKE5),
-   where a Linux mode does exactly the same.  Not defined, because nothing
+   where a Linux mode does exactly the same, only with
+   _FALLOCATE_2007_SOURCE defined (they are outside the names a C library
+   reserves for itself, and a program may use them for its own).  Not
+   defined, because nothing
    in Linux does exactly what they proposed:
      FA_DEALLOCATE / FALLOC_DEALLOCATE   free blocks and shrink the size when
                                          they end the file (PUNCH_HOLE
@@ -61,13 +64,20 @@
      FALLOC_FL_DEALLOCATE, FALLOC_FL_DEL_DATA  (their bits are now
                                          PUNCH_HOLE and the reserved
                                          NO_HIDE_STALE)  */
-#define FA_ALLOCATE FALLOC_FL_ALLOCATE_RANGE
-#define FA_RESV_SPACE FALLOC_FL_KEEP_SIZE
-#define FA_UNRESV_SPACE (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)
-#define FALLOC_ALLOCATE FA_ALLOCATE
-#define FALLOC_RESV_SPACE FA_RESV_SPACE
-#define FALLOC_UNRESV_SPACE FA_UNRESV_SPACE
-#define FALLOC_ZERO_SPACE FALLOC_FL_ZERO_RANGE
+#ifdef _FALLOCATE_2007_SOURCE
+# define FA_ALLOCATE FALLOC_FL_ALLOCATE_RANGE
+# define FA_RESV_SPACE FALLOC_FL_KEEP_SIZE
+# define FA_UNRESV_SPACE (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)
+# define FALLOC_ALLOCATE FA_ALLOCATE
+# define FALLOC_RESV_SPACE FA_RESV_SPACE
+# define FALLOC_UNRESV_SPACE FA_UNRESV_SPACE
+# define FALLOC_ZERO_SPACE FALLOC_FL_ZERO_RANGE
+#endif
+
+/* The version of libfallocate this header is of, and the same as
+   (major << 16) | (minor << 8) | patch, for #if.  */
+#define LIBFALLOCATE_VERSION "0.1.0"
+#define LIBFALLOCATE_VERSION_NUMBER 0x000100
 
 #ifdef __cplusplus
 extern "C" {

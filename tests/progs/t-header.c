@@ -2,7 +2,8 @@
    either order (this file includes ours first, t-header2.c last), has the
    kernel's values and the proposal's names, and with _FILE_OFFSET_BITS=64
    redirects to the *64 functions as glibc's headers do.  Built with
-   -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE -Werror.  */
+   -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE -D_FALLOCATE_2007_SOURCE -Werror
+   (the proposal's names are there only with the last).  */
 #include <fallocate.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
