@@ -929,6 +929,8 @@ errnos (const char *dir, int sv)
 int
 main (int argc, char **argv)
 {
+  /* A line at a time: a run that a timeout kills keeps what it said.  */
+  setvbuf (stdout, NULL, _IOLBF, 0);
   if (argc >= 3 && strcmp (argv[1], "prep") == 0)
     return prep (argv[2]);
   if (argc == 5 && strcmp (argv[1], "check") == 0)
