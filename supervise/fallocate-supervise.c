@@ -143,6 +143,7 @@ main (int argc, char **argv)
   sigaction (SIGXFSZ, &ign, &xfsz);
   sigaction (SIGPIPE, &ign, &pipe);
   sigprocmask (SIG_SETMASK, NULL, &mask);
+  sv_hold ();
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
     {

@@ -138,8 +138,26 @@ wake (int sig)
     continued = 1;
 }
 
+/* The mask before sv_hold.  */
+static sigset_t unheld;
+
+/* The signals sv_forward passes on, blocked until it does: one that came
+   after COMMAND's process and the anchor were made, and before the
+   handlers were there, would kill us and leave both to init.  */
+void
+sv_hold (void)
+{
+  sigset_t s;
+
+  sigemptyset (&s);
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+    sigaddset (&s, forwarded[i]);
+  sigprocmask (SIG_BLOCK, &s, &unheld);
+}
+
 /* Signals passed on to COMMAND, process PID, in its own process group
-   if GROUP.  SIGCHLD and SIGCONT wake sv_wait, and only it.  */
+   if GROUP, those held since sv_hold among them.  SIGCHLD and SIGCONT
+   wake sv_wait, and only it.  */
 void
 sv_forward (pid_t pid, int group)
 {
@@ -156,6 +174,7 @@ sv_forward (pid_t pid, int group)
       sa.sa_flags = SA_SIGINFO | SA_RESTART;
       sigaction (forwarded[i], &sa, NULL);
     }
+  sigprocmask (SIG_SETMASK, &unheld, NULL);
   sigemptyset (&s);
   sigaddset (&s, SIGCHLD);
   sigaddset (&s, SIGCONT);

@@ -42,7 +42,9 @@
    free (pthread_atfork), and one of a raw fork or clone finds the
    holder missing from its thread group and takes the turn over (but in
    a new pid namespace, where its own threads may have the holder's
-   ID).  A child that shares our memory (CLONE_VM without CLONE_THREAD,
+   ID); the parent's sleepers stay counted on their slots there, which
+   are then never free: a call in that child may wait for a fill of
+   another file whose slot is the same modulo KEPT.  A child that shares our memory (CLONE_VM without CLONE_THREAD,
    as vfork's) shares the table and the cloning thread's ID, and must
    not call, as it may call nothing but execve and _exit after vfork.  */
 #define _GNU_SOURCE
