@@ -21,7 +21,9 @@
    The file's turn is taken here, around the child: two children never
    fill one file at once.  A child killed part way (the OOM killer) gets
    the caller EIO, its extension of the file undone here as the fill
-   undoes its own (fa-fill.c).  Where no child can be had (a pids
+   undoes its own (fa-fill.c), from the size the file had once the turn
+   was taken; how far the child got is not known, so another process
+   that grew the file meanwhile, but not past the range, loses that.  Where no child can be had (a pids
    cgroup, RLIMIT_NPROC, no memory), the call is answered in this
    thread, and a fill stuck there holds up the others again.  */
 #define _GNU_SOURCE
@@ -60,8 +62,9 @@ child (void *arg)
   return 0;
 }
 
-/* After a child killed part way: the size it added to F's file taken
-   away again, unless someone else has grown the file past END since.  */
+/* After a child killed part way: the size it added to F's file (whose
+   size F->st had once the turn was ours) taken away again, unless
+   someone else has grown the file past END since.  */
 static void
 undo (const struct fa_file *f, int64_t end)
 {
@@ -98,7 +101,11 @@ sv_apart (int fd, int mode, int64_t off, int64_t len, const char **how)
   j->err = EIO;
   j->how = "";
   __fa_lock (&f);
-  pid_t pid = clone (child, (char *) j + AREA, 0, j);
+  /* The size again, now that no call of ours on the file can change it:
+     one taken before, while another call's fill ran, was older than
+     that fill's result, which undo would have taken away.  */
+  pid_t pid = fstat64 (fd, &f.st) < 0 ? -1
+	      : clone (child, (char *) j + AREA, 0, j);
   if (pid < 0)
     j->err = __fa_answer (&__fa_policy, fd, mode, off, len, &j->how);
   else

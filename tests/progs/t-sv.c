@@ -13,8 +13,9 @@
                                    (punched: its first range zeros)
    t-sv range FILE OFF LEN         PASS/FAIL: [OFF, OFF + LEN) allocated
                                    (SEEK_DATA, SEEK_HOLE), the size OFF + LEN
-   t-sv posix FILE OFF LEN [wronly]   posix_fallocate: "result ERR"
-   t-sv raw FILE MODE OFF LEN [wronly] syscall(SYS_fallocate): "result ERR"
+   t-sv posix FILE OFF LEN [wronly|append]   posix_fallocate: "result ERR"
+   t-sv raw FILE MODE OFF LEN [wronly|append] syscall(SYS_fallocate):
+                                   "result ERR"
    t-sv x32 FILE MODE OFF LEN      the same call by x32's number (x86_64)
    t-sv nodump FILE MODE OFF LEN   the same call, not dumpable first
    t-sv open32 FILE MODE OFF LEN   the same call, FILE opened by i386's
@@ -111,10 +112,15 @@ static const struct { long off, len; } data[] = {
   { 64 << 10, 8 << 10 }, { 512 << 10, 100 },
 };
 
+/* PATH opened O_RDWR, or as HOW says: "wronly", "append" (O_RDWR |
+   O_APPEND).  */
 static int
-open_file (const char *path, int wronly)
+open_file (const char *path, const char *how)
 {
-  int fd = open (path, wronly ? O_WRONLY : O_RDWR);
+  int flags = how == NULL ? O_RDWR
+	      : strcmp (how, "wronly") == 0 ? O_WRONLY
+	      : strcmp (how, "append") == 0 ? O_RDWR | O_APPEND : -1;
+  int fd = flags < 0 ? (errno = EINVAL, -1) : open (path, flags);
 
   if (fd < 0)
     {
@@ -151,7 +157,7 @@ prep (const char *path)
 static int
 check (const char *path, const char *want, long len)
 {
-  int fd = open_file (path, 0), kept = 1, punched = 1;
+  int fd = open_file (path, NULL), kept = 1, punched = 1;
   unsigned char b[8 << 10];
   struct stat st;
   char what[256];
@@ -197,7 +203,7 @@ check (const char *path, const char *want, long len)
 static int
 range (const char *path, long long off, long long len)
 {
-  int fd = open_file (path, 0);
+  int fd = open_file (path, NULL);
   struct stat st;
   char what[256];
   off_t data = lseek (fd, off, SEEK_DATA), hole = lseek (fd, off, SEEK_HOLE);
@@ -316,7 +322,7 @@ still_locked (int fd)
 static int
 lock (const char *path)
 {
-  int fd = open_file (path, 0), err;
+  int fd = open_file (path, NULL), err;
   struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
 		     .l_start = 0, .l_len = 100 };
 
@@ -337,7 +343,7 @@ lock (const char *path)
 static int
 wait_go (const char *path, const char *ready, const char *go)
 {
-  int fd = open_file (path, 0), r;
+  int fd = open_file (path, NULL), r;
   struct timespec ms10 = { 0, 10 * 1000 * 1000 };
 
   r = open (ready, O_WRONLY | O_CREAT, 0644);
@@ -365,7 +371,7 @@ now_us (void)
 static int
 pair (const char *big, long len, const char *small)
 {
-  int p[2], fd = open_file (small, 0), status;
+  int p[2], fd = open_file (small, NULL), status;
   long t[2], b0, b1;
   char c;
   pid_t pid;
@@ -377,7 +383,7 @@ pair (const char *big, long len, const char *small)
     }
   if (pid == 0)
     {
-      int big_fd = open_file (big, 0);
+      int big_fd = open_file (big, NULL);
 
       close (p[0]);
       t[0] = now_us ();
@@ -421,7 +427,7 @@ pair (const char *big, long len, const char *small)
 static int
 killed (const char *path, long len)
 {
-  int fd = open_file (path, 0), status;
+  int fd = open_file (path, NULL), status;
   struct stat st;
   struct timespec ms20 = { 0, 20 * 1000 * 1000 };
   pid_t pid = fork ();
@@ -466,7 +472,7 @@ count_fds (pid_t pid)
 static int
 fds (const char *path, int n)
 {
-  int fd = open_file (path, 0), before, after, bad = 0;
+  int fd = open_file (path, NULL), before, after, bad = 0;
   pid_t sv = getppid ();
   char what[200];
 
@@ -559,7 +565,7 @@ threads (const char *dir, int t, int k)
 static int
 stopped (const char *path)
 {
-  int fd = open_file (path, 0);
+  int fd = open_file (path, NULL);
   pid_t sv = getppid (), h;
   struct timespec a, b;
   char what[200];
@@ -590,7 +596,7 @@ modes (const char *path)
 			      0x40, 0x41, 0x80, 0x100, -1 };
   static const long long args[][2] = { { 0, 4096 }, { 4096, 0 },
 				       { -1, 4096 }, { 0, -4096 } };
-  int fd = open_file (path, 0);
+  int fd = open_file (path, NULL);
 
   for (size_t m = 0; m < sizeof list / sizeof list[0]; m++)
     for (size_t a = 0; a < sizeof args / sizeof args[0]; a++)
@@ -939,13 +945,13 @@ main (int argc, char **argv)
     return range (argv[2], atoll (argv[3]), atoll (argv[4]));
   if ((argc == 5 || argc == 6) && strcmp (argv[1], "posix") == 0)
     {
-      result (posix_fallocate (open_file (argv[2], argc == 6),
+      result (posix_fallocate (open_file (argv[2], argc == 6 ? argv[5] : NULL),
 			       atoll (argv[3]), atoll (argv[4])));
       return 0;
     }
   if ((argc == 6 || argc == 7) && strcmp (argv[1], "raw") == 0)
     {
-      result (raw (open_file (argv[2], argc == 7), atoi (argv[3]),
+      result (raw (open_file (argv[2], argc == 7 ? argv[6] : NULL), atoi (argv[3]),
 		   atoll (argv[4]), atoll (argv[5])));
       return 0;
     }
@@ -963,7 +969,7 @@ main (int argc, char **argv)
     }
   if (argc == 6 && strcmp (argv[1], "nodump") == 0)
     {
-      int fd = open_file (argv[2], 0);
+      int fd = open_file (argv[2], NULL);
 
       if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 	{
@@ -977,7 +983,7 @@ main (int argc, char **argv)
     {
 #ifdef __x86_64__
       /* x32's number (__X32_SYSCALL_BIT), its arguments as x86_64's.  */
-      long r = syscall (SYS_fallocate | 0x40000000L, open_file (argv[2], 0),
+      long r = syscall (SYS_fallocate | 0x40000000L, open_file (argv[2], NULL),
 			atoi (argv[3]), atoll (argv[4]), atoll (argv[5]));
 
       result (r == 0 ? 0 : errno);
@@ -988,7 +994,7 @@ main (int argc, char **argv)
     }
   if (argc == 6 && strcmp (argv[1], "thread") == 0)
     {
-      struct call c = { open_file (argv[2], 0), atoi (argv[3]), -1,
+      struct call c = { open_file (argv[2], NULL), atoi (argv[3]), -1,
 			atoll (argv[4]), atoll (argv[5]) };
       pthread_t t;
 
