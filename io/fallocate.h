@@ -22,10 +22,10 @@
 #endif
 /* FALLOC_FL_NO_HIDE_STALE is a reserved value, not a mode: the April
    2012 proposal to allocate without zeroing (exposing what the blocks
-   held) was never merged.  Every filesystem refuses it on a regular file
-   with EOPNOTSUPP; only block devices give a meaning to
-   PUNCH_HOLE | KEEP_SIZE | NO_HIDE_STALE (discard).  Defined because
-   <linux/falloc.h> defines it.  */
+   held) was never merged.  The kernel refuses it with EOPNOTSUPP before
+   any filesystem or block device sees it (vfs_fallocate: not in
+   FALLOC_FL_SUPPORTED_MASK).  Defined because <linux/falloc.h> defines
+   it.  */
 #ifndef FALLOC_FL_NO_HIDE_STALE
 # define FALLOC_FL_NO_HIDE_STALE 0x04	/* reserved, unmerged */
 #endif

@@ -21,9 +21,12 @@
    The file's turn is taken here, around the child: two children never
    fill one file at once.  A child killed part way (the OOM killer) gets
    the caller EIO, its extension of the file undone here as the fill
-   undoes its own (fa-fill.c), from the size the file had once the turn
-   was taken; how far the child got is not known, so another process
-   that grew the file meanwhile, but not past the range, loses that.  Where no child can be had (a pids
+   undoes its own (fa-fill.c): only if the file ends where the child was
+   to end it (the range's end; a KEEP_SIZE mode never extends), back to
+   the size it had once the turn was taken.  Killed before it got there,
+   the child leaves what it wrote past the old end (zeros): whether
+   another process grew the file meanwhile cannot be told, and its data
+   would go with a truncation.  Where no child can be had (a pids
    cgroup, RLIMIT_NPROC, no memory), the call is answered in this
    thread, and a fill stuck there holds up the others again.  */
 #define _GNU_SOURCE
@@ -34,6 +37,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <fallocate.h>
 #include "fa-file.h"
 #include "fa-policy.h"
 #include "supervise.h"
@@ -62,17 +66,17 @@ child (void *arg)
   return 0;
 }
 
-/* After a child killed part way: the size it added to F's file (whose
-   size F->st had once the turn was ours) taken away again, unless
-   someone else has grown the file past END since.  */
+/* After a child killed part way, making MODE's call that ends at END:
+   the size it added to F's file (whose size F->st had once the turn was
+   ours) taken away again, if the file still ends at END.  */
 static void
-undo (const struct fa_file *f, int64_t end)
+undo (const struct fa_file *f, int mode, int64_t end)
 {
   struct stat64 now;
 
   /* EIO stands, whether this succeeds or not.  */
-  if (end > f->st.st_size && fstat64 (f->fd, &now) == 0
-      && now.st_size > f->st.st_size && now.st_size <= end)
+  if (!(mode & FALLOC_FL_KEEP_SIZE) && end > f->st.st_size
+      && fstat64 (f->fd, &now) == 0 && now.st_size == end)
     (void) !ftruncate64 (f->fd, f->st.st_size);
 }
 
@@ -114,7 +118,7 @@ sv_apart (int fd, int mode, int64_t off, int64_t len, const char **how)
   if (pid > 0 && WIFSIGNALED (st))
     {
       j->err = EIO;
-      undo (&f, off + len);
+      undo (&f, mode, off + len);
     }
   __fa_unlock (&f);
   err = j->err;

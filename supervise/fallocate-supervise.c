@@ -102,6 +102,12 @@ main (int argc, char **argv)
      what posix_fallocate gets.  */
   if (getenv ("FALLOCATE_SHIM_POLICY") == NULL)
     __fa_policy.action = FA_FILL;
+  /* COMMAND's mask is the one we had; the signals we pass on are held
+     from here until we can (sv_forward): the processes made before
+     that (sv_nested's probe, COMMAND's, the anchor) are never left to
+     init by a signal that kills us.  */
+  sigprocmask (SIG_SETMASK, NULL, &mask);
+  sv_hold ();
   /* Under a supervisor of ours (fallocate-shim --supervise sv_nested):
      it answers COMMAND's calls too, with its policy, and a second
      listener cannot be had.  COMMAND runs in our place.  */
@@ -109,6 +115,7 @@ main (int argc, char **argv)
     {
       unsetenv ("FALLOCATE_SHIM_POLICY");
       unsetenv ("FALLOCATE_SHIM_TRACE");
+      sigprocmask (SIG_SETMASK, &mask, NULL);
       execvp (argv[1], argv + 1);
       fprintf (stderr, "fallocate-shim: %s: %s\n", argv[1], strerror (errno));
       return errno == ENOENT ? 127 : CANNOT;
@@ -142,8 +149,6 @@ main (int argc, char **argv)
   ign.sa_handler = SIG_IGN;
   sigaction (SIGXFSZ, &ign, &xfsz);
   sigaction (SIGPIPE, &ign, &pipe);
-  sigprocmask (SIG_SETMASK, NULL, &mask);
-  sv_hold ();
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
     {
@@ -204,6 +209,13 @@ main (int argc, char **argv)
     }
   if (write (sv[0], "", 1) != 1)
     {
+      /* A signal passed on to the child before it could start COMMAND
+	 (EPIPE) ends us as it ended the child.  */
+      if (errno == EPIPE && waitpid (pid, &status, 0) == pid)
+	{
+	  sv_unanchor ();
+	  sv_finish (status);
+	}
       perror (ME ": starting COMMAND");
       give_up (pid);
     }

@@ -169,6 +169,11 @@ sv_forward (pid_t pid, int group)
   target = own ? -pid : pid;
   for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
     {
+      /* One ignored when we started stays so (nohup): COMMAND ignores
+	 it too.  */
+      if (sigaction (forwarded[i], NULL, &sa) == 0
+	  && sa.sa_handler == SIG_IGN)
+	continue;
       memset (&sa, 0, sizeof sa);
       sa.sa_sigaction = forward;
       sa.sa_flags = SA_SIGINFO | SA_RESTART;

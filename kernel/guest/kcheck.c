@@ -273,8 +273,8 @@ alloc_modes (void)
 /* Every mode but 0 and KEEP_SIZE stays EOPNOTSUPP where there is no
    ->fallocate, on both kernels.  WRITE_ZEROES is refused everywhere but
    on the patched ext4, and there too with KEEP_SIZE or another mode;
-   NO_HIDE_STALE, reserved, everywhere (on files: block devices give
-   PUNCH_HOLE|KEEP_SIZE|NO_HIDE_STALE a meaning of their own).  */
+   NO_HIDE_STALE, reserved, everywhere (vfs_fallocate refuses it
+   before any filesystem or block device sees it).  */
 static void
 other_modes (void)
 {

@@ -79,6 +79,18 @@ main (int argc, char **argv)
       t_put (fd, 4096, sizeof before, 7);
       pread (fd, before, sizeof before, 4096);
       expect ("block device", dup (fd), 4096, raw ? EOPNOTSUPP : ENODEV);
+      /* NO_HIDE_STALE is refused before a block device sees it
+	 (<fallocate.h>), its discard with it.  */
+      errno = 0;
+      long r = syscall (SYS_fallocate, fd, FALLOC_FL_PUNCH_HOLE
+			| FALLOC_FL_KEEP_SIZE | FALLOC_FL_NO_HIDE_STALE,
+			(off_t) 4096, (off_t) 65536);
+      int filtered = t_filtered ();
+
+      t_ok (r == -1 && errno == (filtered ? filtered : EOPNOTSUPP),
+	    "block device: PUNCH_HOLE | KEEP_SIZE | NO_HIDE_STALE refused "
+	    "by the kernel, or the filter (%s)",
+	    r == 0 ? "0" : strerror (errno));
       pread (fd, after, sizeof after, 4096);
       t_ok (memcmp (before, after, sizeof before) == 0,
 	    "block device: its data unchanged");
