@@ -20,15 +20,12 @@
 
    The file's turn is taken here, around the child: two children never
    fill one file at once.  A child killed part way (the OOM killer) gets
-   the caller EIO, its extension of the file undone here as the fill
-   undoes its own (fa-fill.c): only if the file ends where the child was
-   to end it (the range's end; a KEEP_SIZE mode never extends), back to
-   the size it had once the turn was taken.  Killed before it got there,
-   the child leaves what it wrote past the old end (zeros): whether
-   another process grew the file meanwhile cannot be told, and its data
-   would go with a truncation.  Where no child can be had (a pids
-   cgroup, RLIMIT_NPROC, no memory), the call is answered in this
-   thread, and a fill stuck there holds up the others again.  */
+   the caller EIO and leaves what it wrote, the file's new size among
+   it: whether another process grew the file meanwhile cannot be told
+   from here, and a truncation would take its data too.  Where no child
+   can be had (a pids cgroup, RLIMIT_NPROC, no memory), the call is
+   answered in this thread, and a fill stuck there holds up the others
+   again.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
@@ -37,7 +34,6 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <fallocate.h>
 #include "fa-file.h"
 #include "fa-policy.h"
 #include "supervise.h"
@@ -66,20 +62,6 @@ child (void *arg)
   return 0;
 }
 
-/* After a child killed part way, making MODE's call that ends at END:
-   the size it added to F's file (whose size F->st had once the turn was
-   ours) taken away again, if the file still ends at END.  */
-static void
-undo (const struct fa_file *f, int mode, int64_t end)
-{
-  struct stat64 now;
-
-  /* EIO stands, whether this succeeds or not.  */
-  if (!(mode & FALLOC_FL_KEEP_SIZE) && end > f->st.st_size
-      && fstat64 (f->fd, &now) == 0 && now.st_size == end)
-    (void) !ftruncate64 (f->fd, f->st.st_size);
-}
-
 int
 sv_apart (int fd, int mode, int64_t off, int64_t len, const char **how)
 {
@@ -105,21 +87,14 @@ sv_apart (int fd, int mode, int64_t off, int64_t len, const char **how)
   j->err = EIO;
   j->how = "";
   __fa_lock (&f);
-  /* The size again, now that no call of ours on the file can change it:
-     one taken before, while another call's fill ran, was older than
-     that fill's result, which undo would have taken away.  */
-  pid_t pid = fstat64 (fd, &f.st) < 0 ? -1
-	      : clone (child, (char *) j + AREA, 0, j);
+  pid_t pid = clone (child, (char *) j + AREA, 0, j);
   if (pid < 0)
     j->err = __fa_answer (&__fa_policy, fd, mode, off, len, &j->how);
   else
     while (waitpid (pid, &st, __WCLONE) < 0 && errno == EINTR)
       ;
   if (pid > 0 && WIFSIGNALED (st))
-    {
-      j->err = EIO;
-      undo (&f, mode, off + len);
-    }
+    j->err = EIO;
   __fa_unlock (&f);
   err = j->err;
   *how = j->how;

@@ -122,7 +122,6 @@ sv_run (int sock, char **argv, const sigset_t *mask,
 
   sigaction (SIGXFSZ, xfsz, NULL);
   sigaction (SIGPIPE, pipe, NULL);
-  sigprocmask (SIG_SETMASK, mask, NULL);
   if (group)
     setpgid (0, 0);
   lfd = install_filter ();
@@ -153,6 +152,10 @@ sv_run (int sock, char **argv, const sigset_t *mask,
   unsetenv ("FALLOCATE_SHIM_TRACE");
   setenv (SUPERVISED, "1", 1);
   setrlimit (RLIMIT_NOFILE, &sv_nofile);
+  /* COMMAND's mask only now: a signal we hold (sv_hold) that came
+     before ends this process here, as it would have ended COMMAND, not
+     on the way, where we would take its death for a failure.  */
+  sigprocmask (SIG_SETMASK, mask, NULL);
   execvp (argv[0], argv);
   err = errno;
   fprintf (stderr, "fallocate-shim: %s: %s\n", argv[0], strerror (err));
@@ -195,18 +198,24 @@ sv_nested (void)
 {
   struct sock_filter allow = BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
   struct sock_fprog fprog = { 1, &allow };
-  int status;
-  pid_t pid;
+  struct sigaction dfl = { .sa_handler = SIG_DFL }, chld;
+  int status, r = 0;
+  pid_t pid, w = -1;
 
-  if (getenv (SUPERVISED) == NULL || (pid = fork ()) < 0)
+  if (getenv (SUPERVISED) == NULL)
     return 0;
-  if (pid == 0)
+  /* SIGCHLD ignored (as we may have been started) would reap the probe
+     before we could ask it.  */
+  sigaction (SIGCHLD, &dfl, &chld);
+  if ((pid = fork ()) == 0)
     _exit (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
 	   && syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 		       SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog) < 0
 	   && errno == EBUSY ? 0 : 1);
-  while (waitpid (pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return 0;
-  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+  while (pid > 0 && (w = waitpid (pid, &status, 0)) < 0 && errno == EINTR)
+    ;
+  if (w == pid)
+    r = WIFEXITED (status) && WEXITSTATUS (status) == 0;
+  sigaction (SIGCHLD, &chld, NULL);
+  return r;
 }

@@ -107,14 +107,18 @@ sv_anchor (pid_t group)
     }
 }
 
+/* The forwarded signals ignored when we started (nohup): one with
+   nowhere to go is ignored then, as it would have been.  */
+static sigset_t ignored;
+
 /* In our group COMMAND gets the terminal's signals itself; sent with
    kill to us alone, they are passed on, and so is the hangup's SIGHUP
    where we lead the session (ssh -t HOST CMD, a terminal emulator,
    setsid -c): the kernel sends it to the session's leader alone.  With
    nowhere to go (COMMAND has exited; what it left under the filter,
    in our group or in other sessions, is not ours to signal), a signal
-   ends us as it would have ended COMMAND: its leftovers' calls then
-   get ENOSYS (fallocate-shim(1)).  TARGET read once: sv_wait may clear
+   ends us as it would have ended COMMAND (unless IGNORED): its
+   leftovers' calls then get ENOSYS (fallocate-shim(1)).  TARGET read once: sv_wait may clear
    it meanwhile.  */
 static void
 forward (int sig, siginfo_t *si, void *uc)
@@ -124,8 +128,11 @@ forward (int sig, siginfo_t *si, void *uc)
   (void) uc;
   if (t == 0)
     {
-      signal (sig, SIG_DFL);
-      raise (sig);
+      if (!sigismember (&ignored, sig))
+	{
+	  signal (sig, SIG_DFL);
+	  raise (sig);
+	}
     }
   else if (own || si->si_code != SI_KERNEL || (sig == SIGHUP && leader))
     kill (t, sig);
@@ -169,11 +176,9 @@ sv_forward (pid_t pid, int group)
   target = own ? -pid : pid;
   for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
     {
-      /* One ignored when we started stays so (nohup): COMMAND ignores
-	 it too.  */
       if (sigaction (forwarded[i], NULL, &sa) == 0
 	  && sa.sa_handler == SIG_IGN)
-	continue;
+	sigaddset (&ignored, forwarded[i]);
       memset (&sa, 0, sizeof sa);
       sa.sa_sigaction = forward;
       sa.sa_flags = SA_SIGINFO | SA_RESTART;

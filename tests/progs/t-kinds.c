@@ -85,12 +85,11 @@ main (int argc, char **argv)
       long r = syscall (SYS_fallocate, fd, FALLOC_FL_PUNCH_HOLE
 			| FALLOC_FL_KEEP_SIZE | FALLOC_FL_NO_HIDE_STALE,
 			(off_t) 4096, (off_t) 65536);
-      int filtered = t_filtered ();
+      int err = errno, filtered = t_filtered ();
 
-      t_ok (r == -1 && errno == (filtered ? filtered : EOPNOTSUPP),
+      t_ok (r == -1 && err == (filtered ? filtered : EOPNOTSUPP),
 	    "block device: PUNCH_HOLE | KEEP_SIZE | NO_HIDE_STALE refused "
-	    "by the kernel, or the filter (%s)",
-	    r == 0 ? "0" : strerror (errno));
+	    "by the kernel, or the filter (%s)", r == 0 ? "0" : strerror (err));
       pread (fd, after, sizeof after, 4096);
       t_ok (memcmp (before, after, sizeof before) == 0,
 	    "block device: its data unchanged");
