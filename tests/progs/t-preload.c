@@ -54,10 +54,19 @@ main (int argc, char **argv)
   /* glibc's fallocate is a cancellation point (and so under the off
      policy); ours is not.  */
   cancel_fd = fd;
-  int reached = t_cancel_pending (cancel_call);
-  t_ok (expect_shim ? reached : !reached, "%s fallocate with a "
-	"cancellation pending: %s", who,
-	reached ? "returned" : "cancelled inside");
+  int spare = open ("/dev/null", O_RDONLY);
+  if (spare < 0)
+    /* glibc's pthread_cancel opens libgcc_s, or aborts.  */
+    t_unsupported ("%s fallocate with a cancellation pending: no "
+		   "descriptor left for libgcc_s (%s)", who, strerror (errno));
+  else
+    {
+      close (spare);
+      int reached = t_cancel_pending (cancel_call);
+      t_ok (expect_shim ? reached : !reached, "%s fallocate with a "
+	    "cancellation pending: %s", who,
+	    reached ? "returned" : "cancelled inside");
+    }
   close (fd);
   unlink (path);
   return t_done ();

@@ -74,7 +74,9 @@ struct turn
 struct slot
 {
   struct turn turn;
-  uint64_t dev, ino;		/* the file, if keyed */
+  unsigned key[4];		/* the file's device and inode number in
+				   32-bit words (KEYS), if keyed: a 32-bit
+				   system may have no 64-bit atomics */
   int keyed;
 };
 
@@ -256,14 +258,30 @@ free_slot (const struct slot *s)
 	 && __atomic_load_n (&s->turn.waiters, __ATOMIC_SEQ_CST) == 0;
 }
 
+/* F's device and inode number in the words of a slot's key.  */
+static void
+keys (const struct fa_file *f, unsigned k[4])
+{
+  uint64_t dev = (uint64_t) f->st.st_dev, ino = (uint64_t) f->st.st_ino;
+
+  k[0] = (unsigned) dev;
+  k[1] = (unsigned) (dev >> 32);
+  k[2] = (unsigned) ino;
+  k[3] = (unsigned) (ino >> 32);
+}
+
 static int
 keyed (const struct slot *s, const struct fa_file *f)
 {
-  return __atomic_load_n (&s->keyed, __ATOMIC_RELAXED)
-	 && __atomic_load_n (&s->dev, __ATOMIC_RELAXED)
-	    == (uint64_t) f->st.st_dev
-	 && __atomic_load_n (&s->ino, __ATOMIC_RELAXED)
-	    == (uint64_t) f->st.st_ino;
+  unsigned k[4];
+
+  keys (f, k);
+  if (!__atomic_load_n (&s->keyed, __ATOMIC_RELAXED))
+    return 0;
+  for (int i = 0; i < 4; i++)
+    if (__atomic_load_n (&s->key[i], __ATOMIC_RELAXED) != k[i])
+      return 0;
+  return 1;
 }
 
 /* S's key set to F's file (NULL: none), by the holder of S and of
@@ -271,11 +289,14 @@ keyed (const struct slot *s, const struct fa_file *f)
 static void
 key (struct slot *s, const struct fa_file *f)
 {
+  unsigned k[4];
+
   __atomic_store_n (&s->keyed, 0, __ATOMIC_RELAXED);
   if (!f)
     return;
-  __atomic_store_n (&s->dev, (uint64_t) f->st.st_dev, __ATOMIC_RELAXED);
-  __atomic_store_n (&s->ino, (uint64_t) f->st.st_ino, __ATOMIC_RELAXED);
+  keys (f, k);
+  for (int i = 0; i < 4; i++)
+    __atomic_store_n (&s->key[i], k[i], __ATOMIC_RELAXED);
   __atomic_store_n (&s->keyed, 1, __ATOMIC_RELAXED);
 }
 
