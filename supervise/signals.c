@@ -145,8 +145,17 @@ wake (int sig)
     continued = 1;
 }
 
-/* The mask before sv_hold.  */
-static sigset_t unheld;
+/* The signals sv_forward passes on, blocked or unblocked (HOW).  */
+static void
+held (int how)
+{
+  sigset_t s;
+
+  sigemptyset (&s);
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+    sigaddset (&s, forwarded[i]);
+  sigprocmask (how, &s, NULL);
+}
 
 /* The signals sv_forward passes on, blocked until it does: one that came
    after COMMAND's process and the anchor were made, and before the
@@ -154,12 +163,7 @@ static sigset_t unheld;
 void
 sv_hold (void)
 {
-  sigset_t s;
-
-  sigemptyset (&s);
-  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-    sigaddset (&s, forwarded[i]);
-  sigprocmask (SIG_BLOCK, &s, &unheld);
+  held (SIG_BLOCK);
 }
 
 /* Signals passed on to COMMAND, process PID, in its own process group
@@ -184,7 +188,9 @@ sv_forward (pid_t pid, int group)
       sa.sa_flags = SA_SIGINFO | SA_RESTART;
       sigaction (forwarded[i], &sa, NULL);
     }
-  sigprocmask (SIG_SETMASK, &unheld, NULL);
+  /* Unblocked here even if they were when we started: they are
+     COMMAND's, which has that mask, to block or not.  */
+  held (SIG_UNBLOCK);
   sigemptyset (&s);
   sigaddset (&s, SIGCHLD);
   sigaddset (&s, SIGCONT);

@@ -27,7 +27,10 @@
    - failure: a writer that writes into the zeros we added, without
      extending the file further, loses that when the truncation undoes our
      extension (one that extends it further keeps the size: we truncate
-     only a size that is still ours).
+     only a size that is still ours); so does one that extended the file,
+     not as far, between our look at its size and our extension (a few
+     system calls apart, or as long as the filling process is stopped
+     there).
    - truncation by another process during the call (the kernel's
      fallocate holds the inode's lock against it): for a call larger than
      1 MiB where FIEMAP finds holes, the range is looked at again after
