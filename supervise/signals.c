@@ -107,8 +107,9 @@ sv_anchor (pid_t group)
     }
 }
 
-/* The forwarded signals ignored when we started (nohup): one with
-   nowhere to go is ignored then, as it would have been.  */
+/* The forwarded signals ignored or blocked when we started (nohup, a
+   caller's mask): COMMAND has the same, so one with nowhere to go would
+   not have ended it, and does not end us.  */
 static sigset_t ignored;
 
 /* In our group COMMAND gets the terminal's signals itself; sent with
@@ -149,12 +150,16 @@ wake (int sig)
 static void
 held (int how)
 {
-  sigset_t s;
+  sigset_t s, old;
 
   sigemptyset (&s);
   for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
     sigaddset (&s, forwarded[i]);
-  sigprocmask (how, &s, NULL);
+  sigprocmask (how, &s, &old);
+  for (size_t i = 0; how == SIG_BLOCK && i < sizeof forwarded
+		     / sizeof forwarded[0]; i++)
+    if (sigismember (&old, forwarded[i]))
+      sigaddset (&ignored, forwarded[i]);
 }
 
 /* The signals sv_forward passes on, blocked until it does: one that came
