@@ -32,7 +32,12 @@
      for calls of more than 1 MiB, the size is looked at again just
      before we extend, a few system calls apart; for smaller ones, the
      look is the call's first (as long as the process is stopped in
-     between, a supervisor's filling process too).
+     between, a supervisor's filling process too).  And the undo itself
+     is two system calls, a look at the size and the truncation: a
+     writer that extends the file further in between loses what it
+     wrote (nothing in user space truncates only from a given size).
+     The same holds for a memfd sealed against writes, grown to the
+     range's end by one truncation after a look at its size.
    - truncation by another process during the call (the kernel's
      fallocate holds the inode's lock against it): for a call larger than
      1 MiB where FIEMAP finds holes, the range is looked at again after
@@ -226,9 +231,12 @@ fill (struct fill *fl)
   int err;
 
   fl->edged = 0;
+  /* The size now, not the check's: a size another thread set past the
+     range's end meanwhile is not to be taken back.  */
   if (__fa_unwritable (&fl->f))
-    return fl->end > fl->size0 ? ftruncate64 (fl->f.fd, fl->end) < 0
-	   ? errno : 0 : 0;
+    return fstat64 (fl->f.fd, &now) < 0 ? errno
+	   : fl->end > now.st_size && ftruncate64 (fl->f.fd, fl->end) < 0
+	   ? errno : 0;
   if ((err = __fa_plan (fl)))
     return err;
   err = __fa_needs_own (fl) ? __fa_own (&fl->f, run_own, fl) : run (fl);
