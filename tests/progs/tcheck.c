@@ -250,3 +250,13 @@ t_cancel_pending (void (*fn) (void))
   pthread_join (t, &ret);
   return ret == PTHREAD_CANCELED && cancel_reached;
 }
+
+int
+t_asan (void)
+{
+#ifdef __SANITIZE_ADDRESS__
+  return 1;
+#else
+  return 0;
+#endif
+}
