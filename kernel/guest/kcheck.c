@@ -530,9 +530,10 @@ eof_tail (void)
 /* ENOSPC with the filesystem filled to about 1 MiB free.  Past the end of
    file, all or nothing: a request that needs more fails with ENOSPC and
    leaves size, allocation, free space and bytes as they were (patch 1
-   allocates until the filesystem refuses, then frees it all).  Holes
-   inside the file that were filled before the failure stay allocated,
-   reading zeros: there, size and bytes as they were.  */
+   counts the blocks first and refuses what cannot fit; what the count
+   cannot foresee it allocates until the filesystem refuses, then frees
+   it all).  Holes inside the file that were filled before a failure stay
+   allocated, reading zeros: there, size and bytes as they were.  */
 static void
 enospc (void)
 {
