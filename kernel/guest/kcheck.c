@@ -19,6 +19,8 @@
    Combined with KEEP_SIZE or any other mode it is EOPNOTSUPP, as on every
    other filesystem and on the stock kernel.  FALLOC_FL_NO_HIDE_STALE is a
    reserved value (an unmerged 2012 proposal): EOPNOTSUPP everywhere.
+   FS ext2-nowz and ext4-nowz: ext2 and ext4 on a disk without write
+   zeroes, where only nowz() runs.
 
    Prints "PASS: ...", "FAIL: ...", "UNSUPPORTED: ..." and "# ..." lines;
    exits 1 if anything failed.  */
@@ -365,18 +367,70 @@ mapped (void)
   unlink (path);
 }
 
+static int device_of (char *dev, size_t n);
+static int extents (int fd, int64_t off, int64_t len,
+		    struct fiemap_extent *e, int n);
+
+/* Which blocks of BS bytes of the device DEVFD hold the pattern TAG, read
+   past the page cache: a bit each in a new map of N blocks, or NULL.  */
+static unsigned char *
+tag_map (int devfd, int64_t bs, int64_t n, unsigned tag)
+{
+  static unsigned char b[1 << 20] __attribute__ ((aligned (4096)));
+  unsigned char *map = calloc (n / 8 + 1, 1);
+
+  for (int64_t at = 0; map && at < n * bs; at += sizeof b)
+    {
+      ssize_t k = pread (devfd, b, sizeof b, at);
+      if (k <= 0)
+	break;
+      for (int64_t j = 0; j + bs <= k; j += bs)
+	{
+	  uint64_t v;
+	  memcpy (&v, b + j, 8);
+	  if ((v >> 40) == tag)
+	    map[(at + j) / bs / 8] |= 1 << ((at + j) / bs % 8);
+	}
+    }
+  return map;
+}
+
+/* Of the blocks of BS bytes mapped in FD, how many MAP marks, in *WAS, and
+   how many in all, in *ALL.  0, or -1.  */
+static int
+held (int fd, unsigned char *map, int64_t n, int64_t bs, int64_t *was,
+      int64_t *all)
+{
+  static struct fiemap_extent e[4096];
+  int k = extents (fd, 0, fsize (fd), e, 4096);
+
+  *was = *all = 0;
+  for (int i = 0; i < k; i++)
+    for (int64_t b = e[i].fe_physical / bs;
+	 b < (int64_t) ((e[i].fe_physical + e[i].fe_length) / bs) && b < n; b++)
+      {
+	*was += (map[b / 8] >> (b % 8)) & 1;
+	++*all;
+      }
+  return k < 0 ? -1 : 0;
+}
+
 /* New blocks read zeros, never what they held: a pattern written over
    most of the free space and deleted, then mode 0 on a new file (no page
    of the range cached: patch 1 zeroes in batches) and on a file with a
    cached page in the range (each run zeroed before it is mapped); both
-   read zeros, from the page cache and then from the disk.  */
+   read zeros, from the page cache and then from the disk.  Where mode 0
+   allocates, most of the new blocks must have held the pattern before
+   the call (read from the device then), or reading zeros proves
+   nothing.  */
 static void
 fresh (void)
 {
-  char path[4096], ppath[4096];
-  int fd, e;
-  int64_t len;
+  char path[4096], ppath[4096], dev[512];
+  int fd, e, devfd = -1;
+  int64_t len, bs, n, was, all;
   struct statvfs v;
+  unsigned char *map = NULL;
 
   fd = create ("k-pattern", ppath);
   statvfs (dir, &v);
@@ -386,16 +440,37 @@ fresh (void)
   close (fd);
   unlink (ppath);
   drop_caches ();
-  len /= 2;
+  bs = v.f_frsize;
+  n = v.f_blocks;
+  if (!want_alloc ())
+    {
+      if (device_of (dev, sizeof dev))
+	devfd = open (dev, O_RDONLY | O_DIRECT);
+      ok (devfd >= 0, "fresh: the device of %s opens (%s)", dir,
+	  devfd >= 0 ? "0" : strerror (errno));
+    }
+  /* A quarter of the free space each, the first file kept until the
+     second is made: both over blocks that held the pattern.  */
+  len /= 3;
+  char kept[4096] = "";
   for (int cached = 0; cached < 2; cached++)
     {
-      fd = create ("k-fresh", path);
+      /* Again each time: the first call's blocks are zeros now.  */
+      free (map);
+      map = devfd >= 0 ? tag_map (devfd, bs, n, 13) : NULL;
+      fd = create (cached ? "k-fresh-cached" : "k-fresh", path);
       if (cached)
 	put (fd, 0, 4096, 14);
       e = falloc (fd, 0, 0, len);
       ok (e == want_alloc (), "mode 0 of %lld MiB over deleted data%s: %s "
 	  "(got %s)", (long long) (len / MiB),
 	  cached ? ", a page cached" : "", ename (want_alloc ()), ename (e));
+      if (map && !e && held (fd, map, n, bs, &was, &all) == 0)
+	ok (all > 0 && was * 2 >= all, "mode 0 over deleted data%s: its blocks "
+	    "held the deleted data before the call (%lld of %lld)",
+	    cached ? ", a page cached" : "", (long long) was, (long long) all);
+      else if (map && !e)
+	ok (0, "mode 0 over deleted data: FIEMAP (%s)", strerror (errno));
       int z = same (fd, cached ? 4096 : 0, fsize (fd) - (cached ? 4096 : 0), 0);
       drop_caches ();
       z = z && same (fd, cached ? 4096 : 0, fsize (fd) - (cached ? 4096 : 0), 0)
@@ -404,9 +479,15 @@ fresh (void)
 	  "disk (size %lld)", cached ? ", a page cached" : "",
 	  (long long) fsize (fd));
       close (fd);
-      unlink (path);
+      if (kept[0])
+	unlink (kept);
+      snprintf (kept, sizeof kept, "%s", path);
       drop_caches ();
     }
+  unlink (kept);
+  free (map);
+  if (devfd >= 0)
+    close (devfd);
 }
 
 /* Bytes stored through a shared mapping past the end of file, in the page
@@ -449,9 +530,10 @@ eof_tail (void)
 /* ENOSPC with the filesystem filled to about 1 MiB free.  Past the end of
    file, all or nothing: a request that needs more fails with ENOSPC and
    leaves size, allocation, free space and bytes as they were (patch 1
-   allocates until the filesystem refuses, then frees it all).  Holes
-   inside the file that were filled before the failure stay allocated,
-   reading zeros: there, size and bytes as they were.  */
+   counts the blocks first and refuses what cannot fit; what the count
+   cannot foresee it allocates until the filesystem refuses, then frees
+   it all).  Holes inside the file that were filled before a failure stay
+   allocated, reading zeros: there, size and bytes as they were.  */
 static void
 enospc (void)
 {
@@ -1102,6 +1184,52 @@ write_zeroes (void)
   close (devfd);
 }
 
+/* FS on a disk without write zeroes (kernel/vm's ext2-nowz and
+   ext4-nowz: qemu's write-zeroes=off).  ext2's mode 0 zeroes new blocks
+   there by writing pages of zeros (blkdev_issue_zeroout's fallback), and
+   they must read zeros all the same; ext4 refuses WRITE_ZEROES there
+   (patch 2: the device has no write zeroes command), on both kernels,
+   and allocates nothing, while mode 0 still allocates.  */
+static void
+nowz (void)
+{
+  char dev[512], q[600], w[64] = "?", path[4096];
+  FILE *f;
+  int fd, e;
+
+  if (!device_of (dev, sizeof dev))
+    {
+      ok (0, "no write zeroes: the device of %s", dir);
+      return;
+    }
+  snprintf (q, sizeof q, "/sys/block/%s/queue/write_zeroes_max_bytes",
+	    strrchr (dev, '/') + 1);
+  if ((f = fopen (q, "r")))
+    {
+      if (fgets (w, sizeof w, f))
+	w[strcspn (w, "\n")] = 0;
+      fclose (f);
+    }
+  ok (strcmp (w, "0") == 0, "%s has no write zeroes: write_zeroes_max_bytes "
+      "0 (got %s)", dev, w);
+  if (nofalloc)
+    {
+      fresh ();
+      return;
+    }
+  fd = create ("k-nowz", path);
+  e = falloc (fd, FALLOC_FL_WRITE_ZEROES, 0, MiB);
+  ok (e == EOPNOTSUPP && fsize (fd) == 0 && fblocks (fd) == 0,
+      "WRITE_ZEROES without write zeroes on the disk: EOPNOTSUPP, nothing "
+      "allocated (got %s, size %lld, %lld bytes allocated)", ename (e),
+      (long long) fsize (fd), (long long) fblocks (fd));
+  e = falloc (fd, 0, 0, MiB);
+  ok (e == 0 && fsize (fd) == MiB, "mode 0 without write zeroes on the "
+      "disk: 0 (got %s, size %lld)", ename (e), (long long) fsize (fd));
+  close (fd);
+  unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1114,6 +1242,14 @@ main (int argc, char **argv)
   fs = argv[2];
   dir = argv[3];
   patched = strcmp (kind, "patched") == 0;
+  if (strcmp (fs, "ext2-nowz") == 0 || strcmp (fs, "ext4-nowz") == 0)
+    {
+      fs = strcmp (fs, "ext2-nowz") ? "ext4" : "ext2";
+      nofalloc = strcmp (fs, "ext2") == 0;
+      kalloc = patched && nofalloc;
+      nowz ();
+      return failed;
+    }
   nofalloc = strcmp (fs, "ext2") == 0 || strcmp (fs, "exfat") == 0
 	     || strcmp (fs, "jfs") == 0;
   kalloc = patched && strcmp (fs, "ext2") == 0;
