@@ -7,13 +7,15 @@
    the supervisor was every call.  So a call that the kernel refuses and
    that the policy answers by writing (the fallback of a mode-0 call,
    the emulation) is answered in a child made with clone: its memory is
-   its own, and a fill stuck there holds up that call alone.  It has a
-   copy of our descriptors, the caller's that we took among them, and
-   closes the listener first: the kernel answers ENOSYS once no process
-   holds it, and a child stuck in a fill when we die would have held up
-   every call until the fill came unstuck.  Such a child finishes its
-   fill alone.  Its copies of the other calls' descriptors are closed
-   when it ends (a FUSE server sees a FLUSH for each).  Its exit signal
+   its own, and a fill stuck there holds up that call alone.  It gets a
+   copy of our descriptors and closes all but its call's at once, its
+   standard streams made /dev/null: a copy of another call's file would
+   keep that file open while the fill is stuck, after its caller closed
+   it (its flock held, its blocks after an unlink, its mount busy), of a
+   pipe its end of file, and of the listener every call: the kernel
+   answers ENOSYS once no process holds it.  A child stuck in a fill
+   when we die finishes it alone (a FUSE server sees a FLUSH for each
+   descriptor it closes).  Its exit signal
    is none, so that only a wait for clone children reaps it, never
    sv_wait's for COMMAND.  It writes as the caller would: it inherits
    the identity our thread took on for the call (who.c).
@@ -28,10 +30,13 @@
    again.  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "fa-file.h"
@@ -51,12 +56,40 @@ struct job
 				   the child, a copy of us */
 };
 
+/* Every descriptor closed but FD, which is returned (moved above 2),
+   0 to 2 made /dev/null.  */
+static int
+only (int fd)
+{
+  int null = open ("/dev/null", O_RDWR);
+  int moved = fd < 3 ? fcntl (fd, F_DUPFD, 3) : fd;
+  struct rlimit r;
+
+  if (moved >= 0)
+    fd = moved;
+  for (int i = 0; i < 3 && null >= 0; i++)
+    if (i != null && i != fd)
+      dup2 (null, i);
+#ifdef SYS_close_range
+  if ((fd <= 3 || syscall (SYS_close_range, 3U, (unsigned) fd - 1, 0) == 0)
+      && syscall (SYS_close_range, fd < 3 ? 3U : (unsigned) fd + 1, ~0U,
+		  0) == 0)
+    return fd;
+#endif
+  if (getrlimit (RLIMIT_NOFILE, &r) < 0 || r.rlim_cur > 1 << 20)
+    r.rlim_cur = 1 << 20;
+  for (int i = 3; i < (int) r.rlim_cur; i++)
+    if (i != fd)
+      close (i);
+  return fd;
+}
+
 static int
 child (void *arg)
 {
   struct job *j = arg;
 
-  close (listener);
+  j->fd = only (j->fd);
   j->err = __fa_answer (&__fa_policy, j->fd, j->mode, j->off, j->len,
 			&j->how);
   return 0;
