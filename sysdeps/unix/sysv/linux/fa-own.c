@@ -38,24 +38,59 @@ struct own
   int xfsz;			/* a write of ours raised SIGXFSZ */
 };
 
-/* Whether a lease is held on F's file (opening it would break the lease
+/* The device /proc/locks names for O's file: its superblock's.  That is
+   st_dev but on btrfs, whose st_dev is its subvolume's: there the
+   mount's, in /proc/self/mountinfo, found by the descriptor's mnt_id
+   (fdinfo).  0 if not found.  */
+static dev_t
+lock_dev (const struct own *o)
+{
+  const struct fa_file *f = o->f;
+  char line[256];
+  struct fa_lines l;
+  unsigned maj, min;
+  int mnt = -1, id;
+  dev_t dev = 0;
+
+  if (f->fs.f_type != FA_BTRFS)
+    return f->st.st_dev;
+  snprintf (line, sizeof line, "/proc/%s/fdinfo/%d", o->thread, f->fd);
+  if (__fa_lines_open (&l, line) < 0)
+    return 0;
+  while (mnt < 0 && __fa_line (&l, line, sizeof line))
+    if (sscanf (line, "mnt_id: %d", &id) == 1)
+      mnt = id;
+  close (l.fd);
+  if (mnt < 0 || __fa_lines_open (&l, "/proc/self/mountinfo") < 0)
+    return 0;
+  while (dev == 0 && __fa_line (&l, line, sizeof line))
+    if (sscanf (line, "%d %*d %u:%u", &id, &maj, &min) == 3 && id == mnt)
+      dev = makedev (maj, min);
+  close (l.fd);
+  return dev;
+}
+
+/* Whether a lease is held on O's file (opening it would break the lease
    after a wait of up to lease-break-time, 45 s), by /proc/locks:
    F_GETLEASE's answer is not translated by qemu-user, and F_UNLCK
    differs between ABIs (alpha, hppa, sparc).  Whichever process took it:
    the kernel grants no lease beside a writer, so while the caller's
    descriptor is open for writing one can only be on that open file, and
-   a child that inherited it may have taken it.  The device is compared
-   but on btrfs, whose st_dev is its subvolume's, not the superblock's
-   that /proc/locks names.  In __fa_aside's thread, so nothing is opened
-   in the process's table.  */
+   a child that inherited it may have taken it.  /proc/locks names a file
+   by device and inode number: two btrfs subvolumes of one filesystem
+   share the device, and a lease on the other's file of the same inode
+   number counts (as does any where the device is not found).  In
+   __fa_aside's thread, so nothing is opened in the process's table.  */
 static int
-leased (const struct fa_file *f)
+leased (const struct own *o)
 {
+  const struct fa_file *f = o->f;
   char line[256], type[16];
   unsigned long long ino;
   unsigned maj, min;
   int found = 0;
   struct fa_lines l;
+  dev_t dev = lock_dev (o);
 
   if (__fa_lines_open (&l, "/proc/locks") < 0)
     return 0;
@@ -64,8 +99,7 @@ leased (const struct fa_file *f)
 		    &min, &ino) == 4
 	    && strcmp (type, "LEASE") == 0
 	    && ino == (unsigned long long) f->st.st_ino
-	    && (f->fs.f_type == FA_BTRFS
-		|| (maj == major (f->st.st_dev) && min == minor (f->st.st_dev)));
+	    && (dev == 0 || (maj == major (dev) && min == minor (dev)));
   close (l.fd);
   return found;
 }
@@ -130,7 +164,7 @@ own (void *arg)
   sigset_t pending;
   int err, nfd, wfd = -1;
 
-  if (leased (f))
+  if (leased (o))
     return EBADF;
   f->own = 1;
   nfd = reopen (o, &st);
