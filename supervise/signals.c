@@ -32,6 +32,8 @@ static pid_t anchor;
 static int anchor_fd = -1;
 /* SIGCONT came (sv_wait).  */
 static volatile sig_atomic_t continued;
+/* COMMAND has exited (sv_wait).  */
+static volatile sig_atomic_t gone;
 
 /* Signals passed on to COMMAND.  */
 static const int forwarded[] = {
@@ -119,7 +121,11 @@ static sigset_t ignored;
    nowhere to go (COMMAND has exited; what it left under the filter,
    in our group or in other sessions, is not ours to signal), a signal
    ends us as it would have ended COMMAND (unless IGNORED): its
-   leftovers' calls then get ENOSYS (fallocate-shim(1)).  TARGET read once: sv_wait may clear
+   leftovers' calls then get ENOSYS (fallocate-shim(1)).  So does one
+   passed on to COMMAND's group after COMMAND has exited: what is left
+   there may be our anchor alone, which ignores it, while what COMMAND
+   left in other sessions runs on for as long as it likes (timeout(1),
+   a service manager's SIGTERM).  TARGET read once: sv_wait may clear
    it meanwhile.  */
 static void
 forward (int sig, siginfo_t *si, void *uc)
@@ -127,16 +133,13 @@ forward (int sig, siginfo_t *si, void *uc)
   pid_t t = target;
 
   (void) uc;
-  if (t == 0)
-    {
-      if (!sigismember (&ignored, sig))
-	{
-	  signal (sig, SIG_DFL);
-	  raise (sig);
-	}
-    }
-  else if (own || si->si_code != SI_KERNEL || (sig == SIGHUP && leader))
+  if (t != 0 && (own || si->si_code != SI_KERNEL || (sig == SIGHUP && leader)))
     kill (t, sig);
+  if ((t == 0 || gone) && !sigismember (&ignored, sig))
+    {
+      signal (sig, SIG_DFL);
+      raise (sig);
+    }
 }
 
 static void
@@ -279,7 +282,7 @@ sv_wait (pid_t pid, int pidfd)
 		exit (CANNOT);
 	      }
 	  p[0].fd = -1;
-	  exited = 1;
+	  exited = gone = 1;
 	}
       if (exited && (p[2].revents & (POLLHUP | POLLERR)))
 	{
