@@ -141,13 +141,7 @@ forward (int sig, siginfo_t *si, void *uc)
   if (sigismember (&ignored, sig))
     return;
   if (t == 0)
-    {
-      struct rlimit none = { 0, 0 };
-
-      setrlimit (RLIMIT_CORE, &none);	/* as sv_finish */
-      signal (sig, SIG_DFL);
-      raise (sig);
-    }
+    sv_finish (sig);		/* a wait status: killed by SIG */
   else if (gone)
     after = sig;
 }
