@@ -3,7 +3,6 @@
    and COMMAND's end as this process's own.  The pool's threads block
    every signal: they are the main thread's.  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -33,10 +32,6 @@ static pid_t anchor;
 static int anchor_fd = -1;
 /* SIGCONT came (sv_wait).  */
 static volatile sig_atomic_t continued;
-/* COMMAND has exited (sv_wait), and a signal passed on to its group
-   since then (forward), for sv_wait to end us with if no process but
-   the anchor is left there.  */
-static volatile sig_atomic_t gone, after;
 
 /* Signals passed on to COMMAND.  */
 static const int forwarded[] = {
@@ -124,26 +119,21 @@ static sigset_t ignored;
    nowhere to go (COMMAND has exited; what it left under the filter,
    in our group or in other sessions, is not ours to signal), a signal
    ends us as it would have ended COMMAND (unless IGNORED): its
-   leftovers' calls then get ENOSYS (fallocate-shim(1)).  So does one
-   passed on to COMMAND's group after COMMAND has exited where nothing
-   but our anchor, which ignores it, is left there (sv_wait looks),
-   while what COMMAND left in other sessions runs on for as long as it
-   likes (timeout(1), a service manager's SIGTERM).  TARGET read once:
-   sv_wait may clear it meanwhile.  */
+   leftovers' calls then get ENOSYS (fallocate-shim(1)).  TARGET read once: sv_wait may clear
+   it meanwhile.  */
 static void
 forward (int sig, siginfo_t *si, void *uc)
 {
   pid_t t = target;
 
   (void) uc;
-  if (t != 0 && (own || si->si_code != SI_KERNEL || (sig == SIGHUP && leader)))
-    kill (t, sig);
-  if (sigismember (&ignored, sig))
-    return;
   if (t == 0)
-    sv_finish (sig);		/* a wait status: killed by SIG */
-  else if (gone)
-    after = sig;
+    {
+      if (!sigismember (&ignored, sig))
+	sv_finish (sig);	/* a wait status: killed by SIG, no core */
+    }
+  else if (own || si->si_code != SI_KERNEL || (sig == SIGHUP && leader))
+    kill (t, sig);
 }
 
 static void
@@ -245,39 +235,6 @@ job (pid_t pid)
     }
 }
 
-/* Whether a process other than the anchor is in process group PGID.  */
-static int
-others (pid_t pgid)
-{
-  DIR *d = opendir ("/proc");
-  struct dirent *e;
-  int found = 0;
-
-  if (d == NULL)
-    return 1;
-  while (!found && (e = readdir (d)) != NULL)
-    {
-      char path[64], buf[512], *p;
-      pid_t pid = (pid_t) atoi (e->d_name), pgrp;
-      int fd;
-      ssize_t n;
-
-      if (pid <= 0 || pid == anchor)
-	continue;
-      snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-      if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
-	continue;
-      n = read (fd, buf, sizeof buf - 1);
-      close (fd);
-      buf[n > 0 ? n : 0] = '\0';
-      /* After the name: state, ppid, pgrp.  */
-      found = (p = strrchr (buf, ')')) != NULL
-	      && sscanf (p + 1, " %*c %*d %d", &pgrp) == 1 && pgrp == pgid;
-    }
-  closedir (d);
-  return found;
-}
-
 /* Until COMMAND, process PID (PIDFD), has exited and no process under
    the filter is left (the listener hangs up); meanwhile, job control.
    COMMAND's status.  Each end is known before the process is reaped, so
@@ -296,19 +253,6 @@ sv_wait (pid_t pid, int pidfd)
   sigdelset (&during, SIGCONT);
   for (;;)
     {
-      pid_t t = target;
-      int a = after;
-
-      /* A signal passed on to COMMAND's group, which holds nothing but
-	 the anchor: it had nowhere to go (forward).  */
-      after = 0;
-      if (a && t < 0 && !others (-t))
-	{
-	  target = 0;
-	  sv_unanchor ();
-	  sv_pool_quiet ();
-	  sv_finish (a);
-	}
       job (pid);
       /* The anchor gone: COMMAND's group is known to be there only
 	 while COMMAND is.  */
@@ -332,7 +276,7 @@ sv_wait (pid_t pid, int pidfd)
 		exit (CANNOT);
 	      }
 	  p[0].fd = -1;
-	  exited = gone = 1;
+	  exited = 1;
 	}
       if (exited && (p[2].revents & (POLLHUP | POLLERR)))
 	{
