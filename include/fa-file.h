@@ -17,6 +17,10 @@
 
 #define FA_TMPFS 0x01021994	/* statfs f_type */
 #define FA_BTRFS 0x9123683e	/* statfs f_type */
+/* struct fa_file's kind: a filesystem with storage here; a network
+   filesystem or FUSE (pages written back to another machine); one
+   without storage (proc, sysfs: a write acts on memory).  */
+enum { FA_LOCAL, FA_REMOTE, FA_PSEUDO };
 #define FA_CHUNK (1 << 20)	/* the largest write of zeros */
 
 #define FA_EXTENTS 16
@@ -42,6 +46,8 @@ struct fa_file
   int seals;			/* F_GET_SEALS of a memfd, else 0 */
   int wrote;			/* a write of ours landed (__fa_busy) */
   uint64_t mnt;			/* the mount's unique ID, or 0 */
+  int kind;			/* FA_LOCAL, FA_REMOTE or FA_PSEUDO: fs's
+				   filesystem, by its type (fa-file.c) */
   struct stat64 st;
   struct statfs64 fs;
 };
@@ -50,8 +56,6 @@ struct fa_file
 /* The checks of vfs_fallocate for MODE, filling F.  */
 FA_HIDDEN int __fa_check (int fd, int mode, int64_t offset, int64_t len,
 			  struct fa_file *f);
-/* Whether statfs f_type TYPE is a network filesystem or FUSE.  */
-FA_HIDDEN int __fa_remote (unsigned long type);
 /* ETXTBSY if F's file is an active swap file and nothing of ours could
    be written to it, else ERR.  */
 FA_HIDDEN int __fa_busy (const struct fa_file *f, int err);

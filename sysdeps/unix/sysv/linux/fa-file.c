@@ -132,67 +132,11 @@ stat_attr (int fd, struct fa_file *f, int *attr)
   return 0;
 }
 
-/* F's filesystem's statfs into F->fs.  A call that writes at most one
-   chunk, all past the end of file (xfstests generic/438's one-byte
-   calls), needs only the type and block size, which stay those of a
-   local filesystem as long as it is mounted: where this thread's last
-   call asked the same mount, by an ID never reused (STATX_MNT_ID_UNIQUE),
-   they are taken from it, a system call saved.  f_blocks 0 then says
-   that no free space is known (fa-plan.c's __fa_plan checks none: the one
-   write is the check, and its failure is undone as any).  A remote
-   filesystem is asked each time (a FUSE server may change its block
-   size).  Per thread; a signal handler's call between the reads is
-   seen in the ID read again, and one between the writes leaves it alone
-   (BUSY), as it would be overwritten only in part.  */
-static int
-statfs_of (struct fa_file *f, int64_t off, int64_t len)
-{
-  static FA_TLS struct
-  {
-    uint64_t mnt;
-    unsigned long type;
-    long bsize;
-    int busy;
-  } last;
-
-  if (f->mnt && off >= f->st.st_size && len <= FA_CHUNK
-      && last.mnt == f->mnt)
-    {
-      unsigned long type = last.type;
-      long bsize = last.bsize;
-
-      __atomic_signal_fence (__ATOMIC_SEQ_CST);
-      if (last.mnt == f->mnt)
-	{
-	  memset (&f->fs, 0, sizeof f->fs);
-	  f->fs.f_type = type;
-	  f->fs.f_bsize = bsize;
-	  return 0;
-	}
-    }
-  if (fstatfs64 (f->fd, &f->fs) < 0)
-    return errno;
-  if (f->mnt && !__fa_remote (f->fs.f_type) && !last.busy)
-    {
-      last.busy = 1;
-      __atomic_signal_fence (__ATOMIC_SEQ_CST);
-      last.mnt = 0;
-      __atomic_signal_fence (__ATOMIC_SEQ_CST);
-      last.type = (unsigned long) f->fs.f_type;
-      last.bsize = (long) f->fs.f_bsize;
-      __atomic_signal_fence (__ATOMIC_SEQ_CST);
-      last.mnt = f->mnt;
-      __atomic_signal_fence (__ATOMIC_SEQ_CST);
-      last.busy = 0;
-    }
-  return 0;
-}
-
 /* Filesystems whose pages go to another machine, by statfs f_type: a
    network one writes whole dirty pages back, and the zeros of a page read
    at fault time would overwrite what another client has since written.  */
-int
-__fa_remote (unsigned long type)
+static int
+remote (unsigned long type)
 {
   switch (type & 0xffffffffUL)
     {
@@ -240,6 +184,75 @@ pseudo (unsigned long type)
   return 0;
 }
 
+/* What F->fs's filesystem is, by its type: FA_LOCAL, FA_REMOTE or
+   FA_PSEUDO.  */
+static int
+kind (const struct fa_file *f)
+{
+  unsigned long type = (unsigned long) f->fs.f_type;
+
+  return remote (type) ? FA_REMOTE : pseudo (type) ? FA_PSEUDO : FA_LOCAL;
+}
+
+/* F's filesystem's statfs into F->fs.  A call that writes at most one
+   chunk, all past the end of file (xfstests generic/438's one-byte
+   calls), needs only the type and block size, which stay those of a
+   local filesystem as long as it is mounted: where this thread's last
+   call asked the same mount, by an ID never reused (STATX_MNT_ID_UNIQUE),
+   they are taken from it, a system call saved.  f_blocks 0 then says
+   that no free space is known (fa-plan.c's __fa_plan checks none: the one
+   write is the check, and its failure is undone as any).  Only a
+   filesystem with storage (FA_LOCAL) is remembered: a remote one is
+   asked each time (a FUSE server may change its block size).  F->kind
+   set.  Per thread; a signal handler's call between the reads is
+   seen in the ID read again, and one between the writes leaves it alone
+   (BUSY), as it would be overwritten only in part.  */
+static int
+statfs_of (struct fa_file *f, int64_t off, int64_t len)
+{
+  static FA_TLS struct
+  {
+    uint64_t mnt;
+    unsigned long type;
+    long bsize;
+    int busy;
+  } last;
+
+  if (f->mnt && off >= f->st.st_size && len <= FA_CHUNK
+      && last.mnt == f->mnt)
+    {
+      unsigned long type = last.type;
+      long bsize = last.bsize;
+
+      __atomic_signal_fence (__ATOMIC_SEQ_CST);
+      if (last.mnt == f->mnt)
+	{
+	  memset (&f->fs, 0, sizeof f->fs);
+	  f->fs.f_type = type;
+	  f->fs.f_bsize = bsize;
+	  f->kind = FA_LOCAL;
+	  return 0;
+	}
+    }
+  if (fstatfs64 (f->fd, &f->fs) < 0)
+    return errno;
+  f->kind = kind (f);
+  if (f->mnt && f->kind == FA_LOCAL && !last.busy)
+    {
+      last.busy = 1;
+      __atomic_signal_fence (__ATOMIC_SEQ_CST);
+      last.mnt = 0;
+      __atomic_signal_fence (__ATOMIC_SEQ_CST);
+      last.type = (unsigned long) f->fs.f_type;
+      last.bsize = (long) f->fs.f_bsize;
+      __atomic_signal_fence (__ATOMIC_SEQ_CST);
+      last.mnt = f->mnt;
+      __atomic_signal_fence (__ATOMIC_SEQ_CST);
+      last.busy = 0;
+    }
+  return 0;
+}
+
 /* The checks of vfs_fallocate, in its order, so that a call gets the same
    answer whether the kernel or this file decides.  A directory cannot be
    open for writing, so EISDIR cannot arise here; block devices (fixed
@@ -281,7 +294,7 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
     return __fa_busy (f, EFBIG);
   /* Nothing to allocate: the kernel's answer, and glibc's fallback
      would write into what the file stands for.  */
-  if (pseudo ((unsigned long) f->fs.f_type))
+  if (f->kind == FA_PSEUDO)
     return EOPNOTSUPP;
   /* Seals exist on memfds (tmpfs, hugetlbfs) only, which no directory
      holds (memfd_create's files cannot be linked): ask nobody else.  */

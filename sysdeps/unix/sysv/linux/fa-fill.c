@@ -78,7 +78,7 @@
 static int
 write_ends (struct fill *fl, int64_t *from, int64_t *to)
 {
-  int64_t page = sysconf (_SC_PAGESIZE), size = __fa_fill_size (fl);
+  int64_t page = getpagesize (), size = __fa_fill_size (fl);
   int64_t lo = fl->off % page ? __fa_up (fl->off, page) : fl->off;
   int64_t hi = fl->end < size ? fl->end - fl->end % page : fl->end;
   int64_t a = *from, b = *to, s, e;
@@ -200,7 +200,7 @@ run (struct fill *fl)
      server that accepts writes and drops them.  Not asked of local
      filesystems, where another process's truncation meanwhile would make
      it a false alarm.  */
-  if (!err && fl->end > fl->size0 && __fa_remote (fl->f.fs.f_type)
+  if (!err && fl->end > fl->size0 && fl->f.kind == FA_REMOTE
       && (fstat64 (fl->f.fd, &now) < 0 || now.st_size < fl->end))
     err = EIO;
   if (!err && fl->map)

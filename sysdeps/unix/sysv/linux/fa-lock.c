@@ -130,17 +130,14 @@ static unsigned tokens;
 static FA_TLS struct slot *last;
 static FA_TLS unsigned last_token;
 
-/* The table.  Two threads, or a handler and the thread it interrupted,
-   may map one each, or fail to: the first answer published is every
-   thread's.  */
-static struct table *
-table (void)
+/* The table, at the first call: the region mapped, or KEPT.  Two
+   threads, or a handler and the thread it interrupted, may map one each,
+   or fail to: the first answer published is every thread's.  */
+static struct table * __attribute__ ((noinline))
+mapped (void)
 {
-  struct table *w = __atomic_load_n (&region, __ATOMIC_ACQUIRE);
-  struct table *none = NULL;
+  struct table *w, *none = NULL;
 
-  if (w)
-    return w == NOPAGE ? &kept : w;
   w = mmap (NULL, REGION, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (w != MAP_FAILED && madvise (w, REGION, MADV_WIPEONFORK) < 0)
@@ -158,6 +155,17 @@ table (void)
       w = none;
     }
   return w == NOPAGE ? &kept : w;
+}
+
+/* The table (mapped).  */
+static inline struct table *
+table (void)
+{
+  struct table *w = __atomic_load_n (&region, __ATOMIC_ACQUIRE);
+
+  if (w)
+    return w == NOPAGE ? &kept : w;
+  return mapped ();
 }
 
 /* The process's token in T, handed out by the first call since the
@@ -270,31 +278,26 @@ keys (const struct fa_file *f, unsigned k[4])
   k[3] = (unsigned) (ino >> 32);
 }
 
+/* Whether S's key is K, a file's keys (all four words compared, no
+   branch between them: make bench's case 7 runs it twice a call).  */
 static int
-keyed (const struct slot *s, const struct fa_file *f)
+keyed (const struct slot *s, const unsigned k[4])
 {
-  unsigned k[4];
-
-  keys (f, k);
-  if (!__atomic_load_n (&s->keyed, __ATOMIC_RELAXED))
-    return 0;
-  for (int i = 0; i < 4; i++)
-    if (__atomic_load_n (&s->key[i], __ATOMIC_RELAXED) != k[i])
-      return 0;
-  return 1;
+  return __atomic_load_n (&s->keyed, __ATOMIC_RELAXED)
+	 && ((__atomic_load_n (&s->key[0], __ATOMIC_RELAXED) ^ k[0])
+	     | (__atomic_load_n (&s->key[1], __ATOMIC_RELAXED) ^ k[1])
+	     | (__atomic_load_n (&s->key[2], __ATOMIC_RELAXED) ^ k[2])
+	     | (__atomic_load_n (&s->key[3], __ATOMIC_RELAXED) ^ k[3])) == 0;
 }
 
-/* S's key set to F's file (NULL: none), by the holder of S and of
-   the table's lock.  */
+/* S's key set to K, a file's keys (NULL: none), by the holder of S
+   and of the table's lock.  */
 static void
-key (struct slot *s, const struct fa_file *f)
+key (struct slot *s, const unsigned k[4])
 {
-  unsigned k[4];
-
   __atomic_store_n (&s->keyed, 0, __ATOMIC_RELAXED);
-  if (!f)
+  if (!k)
     return;
-  keys (f, k);
   for (int i = 0; i < 4; i++)
     __atomic_store_n (&s->key[i], k[i], __ATOMIC_RELAXED);
   __atomic_store_n (&s->keyed, 1, __ATOMIC_RELAXED);
@@ -322,14 +325,15 @@ claim (struct slot *s, int self)
    the last in use lose their keys, so that none is left out of the
    search with a key.  */
 static struct slot *
-look_up (struct table *t, const struct fa_file *f, int self, int *got)
+look_up (struct table *t, const struct fa_file *f, const unsigned k[4],
+	 int self, int *got)
 {
   unsigned cap = t == &kept ? KEPT : REGION_SLOTS, i;
   struct slot *s = t->slot;
 
   *got = 0;
   for (i = 0; i < t->hi; i++)
-    if (keyed (&s[i], f))
+    if (keyed (&s[i], k))
       return &s[i];
   while (t->hi > 0 && free_slot (&s[t->hi - 1])
 	 && claim (&s[t->hi - 1], self) == 0)
@@ -387,6 +391,7 @@ __fa_lock (struct fa_file *f)
   struct table *t;
   struct slot *s;
   int self, held, got;
+  unsigned k[4];
 
   f->turn = NULL;
   /* Counted before anything else, so that a handler interrupting from
@@ -396,13 +401,14 @@ __fa_lock (struct fa_file *f)
   __atomic_signal_fence (__ATOMIC_SEQ_CST);
   t = table ();
   self = self_id (t);
+  keys (f, k);
   s = last;
-  if (s && t != &kept && last_token == token (t) && keyed (s, f)
+  if (s && t != &kept && last_token == token (t) && keyed (s, k)
       && claim (s, self) == 0)
     {
       /* The key is changed only by its slot's holder: now ours, F's
 	 still, or F's file has another slot (or none) by now.  */
-      if (keyed (s, f))
+      if (keyed (s, k))
 	{
 	  took (f, t, s, self);
 	  return;
@@ -419,12 +425,12 @@ __fa_lock (struct fa_file *f)
       sigfillset (&all);
       pthread_sigmask (SIG_BLOCK, &all, &old);
       take (&t->lock, self);
-      s = look_up (t, f, self, &got);
+      s = look_up (t, f, k, self, &got);
       held = got ? 0 : claim (s, self);
       if (held == 0)
 	{
-	  if (!keyed (s, f))
-	    key (s, f);
+	  if (!keyed (s, k))
+	    key (s, k);
 	  took (f, t, s, self);
 	}
       else if (held != self)

@@ -65,7 +65,7 @@ can_populate (void)
 int
 __fa_mappable (const struct fill *fl)
 {
-  return !__fa_remote (fl->f.fs.f_type)
+  return fl->f.kind != FA_REMOTE
 	 && (fl->f.flags & O_ACCMODE) == O_RDWR && can_populate ();
 }
 
@@ -77,7 +77,7 @@ __fa_mappable (const struct fill *fl)
 static int
 advise (struct fill *fl, char *p, size_t n)
 {
-  size_t page = (size_t) sysconf (_SC_PAGESIZE), i, j;
+  size_t page = (size_t) getpagesize (), i, j;
   unsigned char vec[1024];	/* 4 MiB a step: a handler's stack */
 
   if (fl->f.fs.f_type != FA_TMPFS)
@@ -135,7 +135,7 @@ __fa_flush (struct fill *fl)
 static int64_t
 folio_max (void)
 {
-  return (int64_t) sysconf (_SC_PAGESIZE) * 2048;
+  return (int64_t) getpagesize () * 2048;
 }
 
 /* X rounded up to a multiple of M, or past it by M: INT64_MAX at most
@@ -186,7 +186,7 @@ advise_huge (struct fill *fl)
 static int
 map_window (struct fill *fl, int64_t at)
 {
-  int64_t page = sysconf (_SC_PAGESIZE);
+  int64_t page = getpagesize ();
   int64_t need = (fl->end - at + page - 1) / page * page;
   size_t len = (size_t) (need < WINDOW ? need : WINDOW);
 
@@ -229,7 +229,7 @@ map_window (struct fill *fl, int64_t at)
 static void
 drop_cache (struct fill *fl, int i, const int64_t e[2], int64_t a)
 {
-  int64_t m = folio_max (), page = sysconf (_SC_PAGESIZE);
+  int64_t m = folio_max (), page = getpagesize ();
 
   for (int k = i; k < 2; k++)
     {
@@ -265,7 +265,7 @@ drop_cache (struct fill *fl, int i, const int64_t e[2], int64_t a)
 int
 __fa_edges (struct fill *fl, int64_t from, int64_t to, int fault)
 {
-  int64_t m = folio_max (), page = sysconf (_SC_PAGESIZE);
+  int64_t m = folio_max (), page = getpagesize ();
   int64_t e[2] = { edge (fl, 0), edge (fl, 1) };
 
   for (int i = 0; i < 2; i++)
@@ -302,7 +302,7 @@ __fa_populate (struct fill *fl, int64_t from, int64_t to)
 {
   if (__fa_edges (fl, from, to, 1) < 0)
     return -1;
-  from -= from % sysconf (_SC_PAGESIZE);
+  from -= from % getpagesize ();
   while (from < to)
     {
       int64_t at = from - from % WINDOW;
@@ -329,7 +329,7 @@ __fa_populate (struct fill *fl, int64_t from, int64_t to)
 static int
 resident (struct fill *fl, int64_t from, int64_t to)
 {
-  long page = sysconf (_SC_PAGESIZE);
+  long page = getpagesize ();
   int64_t a = from > fl->at ? from : fl->at;
   int64_t b = to < fl->at + (int64_t) fl->len ? to : fl->at + (int64_t) fl->len;
   unsigned char vec[256];
@@ -376,6 +376,9 @@ __fa_ends_first (struct fill *fl, int64_t lim)
 {
   int64_t m = folio_max ();
 
+  /* Nothing inside the file (a call past its end): no hole to find.  */
+  if (lim <= fl->off)
+    return 0;
   for (int i = 0; i < 2; i++)
     {
       int64_t e = edge (fl, i), a = e - e % m;
