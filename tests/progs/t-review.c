@@ -23,6 +23,13 @@
      page cache then holds large folios), [7853057, 10179438): 0, no
      block outside the range's blocks allocated (44-49 KiB were on 1 KiB
      blocks).
+   - appendgap (review 27, medium): an append-only file (chattr +a) of 4
+     bytes, through O_WRONLY|O_APPEND, 8 KiB at 16 MiB + 4 KiB: the
+     kernel 0, the range allocated and the gap a hole; the fallback,
+     which only appends can get there, EBADF with nothing written (it
+     appended the whole gap: 16 MiB outside the range, and on a small
+     filesystem ENOSPC with the file left full of zeros); 8 KiB at the
+     end of file: 0 either way, nothing outside the range.
    Allocation is read by FIEMAP (unwritten extents too: what the kernel
    allocates reads as a hole to SEEK_DATA on ext4 and xfs), on tmpfs by
    st_blocks; at the filesystem's block size (statvfs).  */
@@ -458,6 +465,53 @@ root_band (void)
   unlink (path);
 }
 
+/* Review 27's medium (review 26's D3).  */
+static void
+appendgap (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "appendgap", path, sizeof path), a, w, r, r2;
+  const int64_t off = (16 << 20) + 4096, len = 8192;
+  struct stat st;
+
+  t_put (fd, 0, 4, 72);
+  if (ioctl (fd, FS_IOC_GETFLAGS, &a) < 0
+      || (a |= FS_APPEND_FL, ioctl (fd, FS_IOC_SETFLAGS, &a) < 0))
+    {
+      t_unsupported ("appendgap: append-only file: %s", strerror (errno));
+      close (fd);
+      unlink (path);
+      return;
+    }
+  w = open (path, O_WRONLY | O_APPEND);
+  r = posix_fallocate64 (w, off, len);
+  fstat (fd, &st);
+  int64_t size = st.st_size, used = (int64_t) st.st_blocks * 512;
+  t_ok ((r == 0 && size == off + len) || (r == EBADF && size == 4),
+	"appendgap: an append-only file of 4 bytes, O_WRONLY|O_APPEND, "
+	"[%lld, +%lld): 0 and the range's end, or EBADF and nothing written "
+	"(got %d, size %lld)", (long long) off, (long long) len, r,
+	(long long) size);
+  t_ok (used < (1 << 20) && t_same (fd, 0, 4, 72),
+	"appendgap: less than 1 MiB allocated, the range but not the gap "
+	"(got %lld bytes), data kept", (long long) used);
+  fstat (fd, &st);
+  r2 = posix_fallocate64 (w, st.st_size, len);
+  int64_t was = st.st_size;
+  fstat (fd, &st);
+  t_ok (r2 == 0 && st.st_size == was + len
+	&& (int64_t) st.st_blocks * 512 < (1 << 20),
+	"appendgap: [the end of file, +%lld): 0, size %lld, less than 1 MiB "
+	"allocated (got %d, size %lld, %lld bytes)", (long long) len,
+	(long long) (was + len), r2, (long long) st.st_size,
+	(long long) st.st_blocks * 512);
+  close (w);
+  a &= ~FS_APPEND_FL;
+  ioctl (fd, FS_IOC_SETFLAGS, &a);
+  close (fd);
+  unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -472,5 +526,6 @@ main (int argc, char **argv)
   freed ();
   nproc ();
   root_band ();
+  appendgap ();
   return t_done ();
 }

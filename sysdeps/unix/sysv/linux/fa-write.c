@@ -154,7 +154,13 @@ __fa_write_blocks (struct fill *fl, int64_t from, int64_t to)
    append after its data (two such calls at once, up to 1 MiB): nothing
    of it is lost, and the size is no longer ours to truncate on failure
    (made becomes -1).  A file that does not grow by what we append (a
-   FUSE server that drops writes) is EIO, not a reason to go on.  */
+   FUSE server that drops writes) is EIO, not a reason to go on.  A
+   range that starts past the end of file is EBADF, before any write:
+   appends would allocate the space between, outside the range (the
+   kernel leaves a hole there), and the free space counted for the
+   range (fa-plan.c) does not cover it; on failure an append-only file
+   cannot be cut back.  It is the answer to a hole inside such a file
+   (doc/FALLBACK), which the gap becomes.  */
 int
 __fa_append (struct fill *fl)
 {
@@ -167,6 +173,8 @@ __fa_append (struct fill *fl)
 	return 0;
       if (now.st_size < want)
 	return EIO;
+      if (now.st_size < fl->off)
+	return EBADF;
       size_t n = fl->end - now.st_size < FA_CHUNK
 		 ? (size_t) (fl->end - now.st_size) : FA_CHUNK, done;
       int err = __fa_write_zeros (&fl->f, now.st_size, n, &done);
