@@ -222,8 +222,11 @@ main (int argc, char **argv)
   close (sv[0]);
 
   /* COMMAND's end, and that of the processes it left behind: until
-     none is left under the filter, the listener stays up for them.  */
+     none is left under the filter, the listener stays up for them.
+     Then no call is waited for: one still being answered is a dead
+     process's, and is not waited for either (a fill stuck in a frozen
+     filesystem would hold up our exit; its process finishes it alone,
+     apart.c).  */
   status = sv_wait (pid, pidfd);
-  sv_pool_quiet ();
   sv_finish (status);
 }

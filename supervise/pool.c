@@ -35,8 +35,7 @@
 #define FIRST 2
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t quiet = PTHREAD_COND_INITIALIZER;
-static int idle, busy;
+static int idle;
 /* Threads started that do not wait yet: they will, so they count as
    waiting when a thread that takes a call decides whether to start one
    (starting one takes a while, and threads then started three to ten
@@ -133,7 +132,6 @@ worker (void *arg)
       idle--;
       if (r < 0)
 	break;
-      busy++;
       last = idle == 0 && starting == 0;
       pthread_mutex_unlock (&mu);
       /* No other thread waits: one more, before answering (the pool's
@@ -143,8 +141,6 @@ worker (void *arg)
 	start_worker (1);
       sv_answer (&req);
       pthread_mutex_lock (&mu);
-      if (--busy == 0)
-	pthread_cond_broadcast (&quiet);
       idle += !replying;
       replying = 0;
     }
@@ -161,14 +157,4 @@ sv_pool_start (void)
   for (int i = 0; i < FIRST && err == 0; i++)
     err = start_worker (0);
   return err;
-}
-
-/* Once no call is being answered.  */
-void
-sv_pool_quiet (void)
-{
-  pthread_mutex_lock (&mu);
-  while (busy > 0)
-    pthread_cond_wait (&quiet, &mu);
-  pthread_mutex_unlock (&mu);
 }

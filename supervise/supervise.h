@@ -57,7 +57,6 @@ int sv_nested (void);
 
 /* pool.c */
 int sv_pool_start (void);
-void sv_pool_quiet (void);
 
 /* answer.c */
 void sv_answer (const struct seccomp_notif *req);

@@ -13,7 +13,10 @@
    while A is stuck; then B, from a child of ours, must get ENOSYS at
    once, as fallocate-shim(1) promises once the supervisor is gone (a
    child of the supervisor's, stuck in A's fill, kept the listener and
-   the kernel's answer waited for the thaw).  The calls are the fallocate system call
+   the kernel's answer waited for the thaw).  With "gone": we kill
+   ourselves (SIGKILL) while A is stuck, leaving nothing under the
+   filter; tests/tools/t-gone checks that the wrapper then exits at
+   once, and thaws FROZEN.  The calls are the fallocate system call
    itself.  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -141,7 +144,8 @@ main (int argc, char **argv)
 
   if (argc != 5 && argc != 6)
     {
-      fprintf (stderr, "usage: t-frozen FROZEN MIB OTHER TMPFS [PID|kill]\n");
+      fprintf (stderr, "usage: t-frozen FROZEN MIB OTHER TMPFS "
+	       "[PID|kill|gone]\n");
       return 2;
     }
   int64_t big = atoll (argv[2]) * MIB;
@@ -154,7 +158,8 @@ main (int argc, char **argv)
   if (ftruncate (c.fd, MIB) < 0)
     perror ("ftruncate");
   int killing = argc == 6 && strcmp (argv[5], "kill") == 0;
-  server = argc == 6 && !killing ? (pid_t) atol (argv[5]) : 0;
+  int gone = argc == 6 && strcmp (argv[5], "gone") == 0;
+  server = argc == 6 && !killing && !gone ? (pid_t) atol (argv[5]) : 0;
   frozen = open (argv[1], O_RDONLY | O_DIRECTORY);
   signal (SIGALRM, thaw);
   alarm (60);
@@ -172,6 +177,12 @@ main (int argc, char **argv)
   ms (200);
   if (killing)
     return killed (&a, &b, ta, tb, pa, pb, pc);
+  if (gone)
+    {
+      printf ("# %s\n", a.done ? "a returned" : "a stuck, killing ourselves");
+      fflush (stdout);
+      kill (getpid (), SIGKILL);
+    }
   pthread_create (&tc, NULL, run, &c);
   ms (50);
   pthread_create (&tb, NULL, run, &b);
