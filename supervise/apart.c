@@ -31,6 +31,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -95,6 +96,38 @@ child (void *arg)
   return 0;
 }
 
+/* Calls answered in this thread, where no child could be had: our exit
+   waits for them (sv_apart_quiet), or their fill would be cut off half
+   done.  One in a child finishes alone, and is not waited for.  */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t quiet = PTHREAD_COND_INITIALIZER;
+static int here_now;
+
+static int
+here (int fd, int mode, int64_t off, int64_t len, const char **how)
+{
+  int err;
+
+  pthread_mutex_lock (&mu);
+  here_now++;
+  pthread_mutex_unlock (&mu);
+  err = __fa_answer (&__fa_policy, fd, mode, off, len, how);
+  pthread_mutex_lock (&mu);
+  if (--here_now == 0)
+    pthread_cond_broadcast (&quiet);
+  pthread_mutex_unlock (&mu);
+  return err;
+}
+
+void
+sv_apart_quiet (void)
+{
+  pthread_mutex_lock (&mu);
+  while (here_now > 0)
+    pthread_cond_wait (&quiet, &mu);
+  pthread_mutex_unlock (&mu);
+}
+
 int
 sv_apart (int fd, int mode, int64_t off, int64_t len, const char **how)
 {
@@ -112,7 +145,7 @@ sv_apart (int fd, int mode, int64_t off, int64_t len, const char **how)
   j = mmap (NULL, AREA, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 	    -1, 0);
   if (j == MAP_FAILED)
-    return __fa_answer (&__fa_policy, fd, mode, off, len, how);
+    return here (fd, mode, off, len, how);
   j->fd = fd;
   j->mode = mode;
   j->off = off;
@@ -122,7 +155,7 @@ sv_apart (int fd, int mode, int64_t off, int64_t len, const char **how)
   __fa_lock (&f);
   pid_t pid = clone (child, (char *) j + AREA, 0, j);
   if (pid < 0)
-    j->err = __fa_answer (&__fa_policy, fd, mode, off, len, &j->how);
+    j->err = here (fd, mode, off, len, &j->how);
   else
     while (waitpid (pid, &st, __WCLONE) < 0 && errno == EINTR)
       ;

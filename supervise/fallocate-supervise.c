@@ -223,10 +223,11 @@ main (int argc, char **argv)
 
   /* COMMAND's end, and that of the processes it left behind: until
      none is left under the filter, the listener stays up for them.
-     Then no call is waited for: one still being answered is a dead
-     process's, and is not waited for either (a fill stuck in a frozen
-     filesystem would hold up our exit; its process finishes it alone,
-     apart.c).  */
+     Then a call still being answered is a dead process's: one filling
+     in a process of its own is not waited for (stuck in a frozen
+     filesystem, it would hold up our exit; it finishes alone), one in
+     a thread of ours is (cut off, it would be left half done).  */
   status = sv_wait (pid, pidfd);
+  sv_apart_quiet ();
   sv_finish (status);
 }

@@ -63,6 +63,9 @@ void sv_answer (const struct seccomp_notif *req);
 /* pool.c: the answering thread is about to reply.  */
 void sv_pool_replying (void);
 
+/* apart.c: once no call is being answered in a thread of ours (one in
+   a process of its own finishes alone).  */
+void sv_apart_quiet (void);
 /* apart.c: the call through FD (a copy of the caller's descriptor),
    answered by a thread that has become the caller: 0 or an error
    number, and in *HOW what __fa_trace is told.  */

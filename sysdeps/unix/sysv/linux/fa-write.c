@@ -155,7 +155,8 @@ __fa_write_blocks (struct fill *fl, int64_t from, int64_t to)
    of it is lost, and the size is no longer ours to truncate on failure
    (made becomes -1).  A file that does not grow by what we append (a
    FUSE server that drops writes) is EIO, not a reason to go on.  A
-   range that starts past the end of file is EBADF, before any write:
+   range that starts past the end of file is EBADF, before any write
+   (through any O_APPEND descriptor no descriptor of ours replaced):
    appends would allocate the space between, outside the range (the
    kernel leaves a hole there), and the free space counted for the
    range (fa-plan.c) does not cover it; on failure an append-only file
