@@ -14,7 +14,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -282,19 +281,6 @@ memfds (void)
   close (m);
 }
 
-/* Set or clear inode flag FLAG (FS_APPEND_FL, FS_IMMUTABLE_FL): 0 or an
-   errno.  */
-static int
-attr (int fd, int flag, int on)
-{
-  int a;
-
-  if (ioctl (fd, FS_IOC_GETFLAGS, &a) < 0)
-    return errno;
-  a = on ? a | flag : a & ~flag;
-  return ioctl (fd, FS_IOC_SETFLAGS, &a) < 0 ? errno : 0;
-}
-
 static void
 append_only (void)
 {
@@ -303,7 +289,7 @@ append_only (void)
   int fd = data_file ("append", path, sizeof path, 62), e;
 
   snap (fd, &s);
-  if ((e = attr (fd, FS_APPEND_FL, 1)))
+  if ((e = t_attr (fd, FS_APPEND_FL, 1)))
     {
       t_unsupported ("append-only file: %s", strerror (e));
       close (fd);
@@ -328,7 +314,7 @@ append_only (void)
   t_ok (t_size (fd) == s.st.st_size + 8192 && t_same (fd, 0, 4096, 62)
 	&& t_same (fd, 65536, 4096, 63), "append-only file: data kept, size %lld",
 	(long long) s.st.st_size + 8192);
-  attr (fd, FS_APPEND_FL, 0);
+  t_attr (fd, FS_APPEND_FL, 0);
   close (a);
   close (fd);
   unlink (path);
@@ -342,7 +328,7 @@ immutable (void)
   int fd = data_file ("immutable", path, sizeof path, 64), e;
 
   snap (fd, &s);
-  if ((e = attr (fd, FS_IMMUTABLE_FL, 1)))
+  if ((e = t_attr (fd, FS_IMMUTABLE_FL, 1)))
     {
       t_unsupported ("immutable file: %s", strerror (e));
       close (fd);
@@ -353,7 +339,7 @@ immutable (void)
   expect ("immutable file, hole inside", fd, 4096, 8192, EPERM);
   expect ("immutable file, past its end", fd, 4096, HI_LEN, EPERM);
   same (fd, &s, "immutable file");
-  attr (fd, FS_IMMUTABLE_FL, 0);
+  t_attr (fd, FS_IMMUTABLE_FL, 0);
   close (fd);
   unlink (path);
 }

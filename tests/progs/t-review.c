@@ -470,15 +470,14 @@ static void
 appendgap (void)
 {
   char path[4096];
-  int fd = t_create (dir, "appendgap", path, sizeof path), a, w, r, r2;
+  int fd = t_create (dir, "appendgap", path, sizeof path), w, r, r2, e;
   const int64_t off = (16 << 20) + 4096, len = 8192;
   struct stat st;
 
   t_put (fd, 0, 4, 72);
-  if (ioctl (fd, FS_IOC_GETFLAGS, &a) < 0
-      || (a |= FS_APPEND_FL, ioctl (fd, FS_IOC_SETFLAGS, &a) < 0))
+  if ((e = t_attr (fd, FS_APPEND_FL, 1)))
     {
-      t_unsupported ("appendgap: append-only file: %s", strerror (errno));
+      t_unsupported ("appendgap: append-only file: %s", strerror (e));
       close (fd);
       unlink (path);
       return;
@@ -506,8 +505,7 @@ appendgap (void)
 	(long long) (was + len), r2, (long long) st.st_size,
 	(long long) st.st_blocks * 512);
   close (w);
-  a &= ~FS_APPEND_FL;
-  ioctl (fd, FS_IOC_SETFLAGS, &a);
+  t_attr (fd, FS_APPEND_FL, 0);
   close (fd);
   unlink (path);
 }

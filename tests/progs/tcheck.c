@@ -260,3 +260,14 @@ t_asan (void)
   return 0;
 #endif
 }
+
+int
+t_attr (int fd, int flag, int on)
+{
+  int a;
+
+  if (ioctl (fd, FS_IOC_GETFLAGS, &a) < 0)
+    return errno;
+  a = on ? a | flag : a & ~flag;
+  return ioctl (fd, FS_IOC_SETFLAGS, &a) < 0 ? errno : 0;
+}

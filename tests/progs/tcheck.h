@@ -63,5 +63,8 @@ int64_t t_alloc (int fd);
 int64_t t_size (int fd);
 /* Nonzero if [OFF, OFF+LEN) contains no hole per SEEK_HOLE.  */
 int t_nohole (int fd, int64_t off, int64_t len);
+/* Inode flag FLAG (FS_APPEND_FL, FS_IMMUTABLE_FL) set or cleared: 0 or
+   an errno.  */
+int t_attr (int fd, int flag, int on);
 
 #endif
