@@ -34,6 +34,10 @@
 #ifndef IMPL
 # define IMPL "glibc"
 #endif
+
+/* Where the files go: the DIR argument.  */
+static const char *dir;
+#include "kfile.h"
 #define MiB (1 << 20)
 
 static double
@@ -46,47 +50,11 @@ now (void)
 }
 
 static void
-drop_caches (void)
-{
-  int fd = open ("/proc/sys/vm/drop_caches", O_WRONLY);
-
-  sync ();
-  if (fd >= 0)
-    {
-      if (write (fd, "3\n", 2) != 2)
-	perror ("drop_caches");
-      close (fd);
-    }
-}
-
-static int64_t
-allocated (int fd)
-{
-  struct stat st;
-
-  return fstat (fd, &st) ? -1 : (int64_t) st.st_blocks * 512;
-}
-
-static int
-open_new (const char *dir, const char *name, char *path, int flags)
-{
-  snprintf (path, 4096, "%s/%s", dir, name);
-  unlink (path);
-  int fd = open (path, O_RDWR | O_CREAT | O_TRUNC | flags, 0600);
-  if (fd < 0)
-    {
-      printf ("FAIL: bench: open %s: %s\n", path, strerror (errno));
-      exit (1);
-    }
-  return fd;
-}
-
-static void
-posix (const char *what, const char *dir, int64_t len, int sparse)
+posix (const char *what, int64_t len, int sparse)
 {
   static char blk[4096];
   char path[4096];
-  int fd = open_new (dir, "bench-posix", path, 0);
+  int fd = create ("bench-posix", path);
 
   if (sparse)
     {
@@ -107,18 +75,18 @@ posix (const char *what, const char *dir, int64_t len, int sparse)
   double t2 = now ();
   printf ("BENCH %s %s %.4f %.4f\n", what, IMPL, t1 - t0, t2 - t0);
   printf ("%s: bench %s %s: posix_fallocate of %lld MiB: %d, %lld bytes "
-	  "allocated\n", r == 0 && allocated (fd) >= len ? "PASS" : "FAIL",
-	  what, IMPL, (long long) (len / MiB), r, (long long) allocated (fd));
+	  "allocated\n", r == 0 && fblocks (fd) >= len ? "PASS" : "FAIL",
+	  what, IMPL, (long long) (len / MiB), r, (long long) fblocks (fd));
   close (fd);
   unlink (path);
 }
 
 static void
-odirect (const char *dir, int64_t len, int mode)
+odirect (int64_t len, int mode)
 {
   static char buf[4096] __attribute__ ((aligned (4096)));
   char path[4096];
-  int fd = open_new (dir, "bench-odirect", path, 0);
+  int fd = create ("bench-odirect", path);
   uint64_t rng = 42;
   int n = (int) (len / 16384), e;
 
@@ -154,11 +122,12 @@ odirect (const char *dir, int64_t len, int mode)
 }
 
 static void
-swapfile (const char *dir, int64_t len, int mode)
+swapfile (int64_t len, int mode)
 {
   static char zeros[MiB];
   char path[4096];
-  int fd = open_new (dir, "swapfile", path, 0), e = 0;
+  int fd = create ("swapfile", path), e = 0;
+  fchmod (fd, 0600);		/* swapon(8) warns of any other mode */
   double t0 = now ();
 
   if (mode < 0)
@@ -213,18 +182,19 @@ main (int argc, char **argv)
       fprintf (stderr, "usage: kbench CASE DIR MIB [MODE]\n");
       return 2;
     }
-  const char *c = argv[1], *dir = argv[2];
+  const char *c = argv[1];
+  dir = argv[2];
   int64_t len = atoll (argv[3]) * MiB;
   int mode = argc > 4 ? atoi (argv[4]) : 0;
 
   if (strcmp (c, "posix-new") == 0)
-    posix (c, dir, len, 0);
+    posix (c, len, 0);
   else if (strcmp (c, "posix-sparse") == 0)
-    posix (c, dir, len, 1);
+    posix (c, len, 1);
   else if (strcmp (c, "odirect") == 0)
-    odirect (dir, len, mode);
+    odirect (len, mode);
   else if (strcmp (c, "swapfile") == 0)
-    swapfile (dir, len, mode);
+    swapfile (len, mode);
   else if (strcmp (c, "clockstep") == 0)
     clockstep ();
   else

@@ -1,4 +1,4 @@
-/* Files of the VM's check programs (kcheck, kfail): sizes, free space,
+/* Files of the VM's check programs (kcheck, kfail, kbench): sizes, free space,
    a new file in DIR (the includer's), a pattern written and compared,
    the page cache dropped.  Errors writing end the program with a FAIL
    line.  */
