@@ -226,8 +226,6 @@ main (int argc, char **argv)
      Then a call still being answered is a dead process's: one filling
      in a process of its own is not waited for (stuck in a frozen
      filesystem, it would hold up our exit; it finishes alone), one in
-     a thread of ours is (cut off, it would be left half done).  */
-  status = sv_wait (pid, pidfd);
-  sv_apart_quiet ();
-  sv_finish (status);
+     a thread of ours is (cut off, it would be left half done): sv_end.  */
+  sv_end (sv_wait (pid, pidfd));
 }

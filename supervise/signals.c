@@ -306,6 +306,26 @@ sv_unanchor (void)
   anchor = 0;
 }
 
+/* COMMAND's end (STATUS) as this process's own, once the calls
+   answered in threads of ours are (sv_apart_quiet): a forwarded signal
+   that comes meanwhile has nowhere to go, and would end us part way
+   through such a fill; it is held until then, and ends us as it would
+   have (forward).  */
+_Noreturn void
+sv_end (int status)
+{
+  sigset_t pending;
+
+  held (SIG_BLOCK);
+  sv_apart_quiet ();
+  sigpending (&pending);
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+    if (sigismember (&pending, forwarded[i])
+	&& !sigismember (&ignored, forwarded[i]))
+      sv_finish (forwarded[i]);
+  sv_finish (status);
+}
+
 /* COMMAND's end, as this process's own.  */
 _Noreturn void
 sv_finish (int status)

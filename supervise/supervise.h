@@ -105,5 +105,6 @@ void sv_unanchor (void);
 void sv_forward (pid_t pid, int group);
 int sv_wait (pid_t pid, int pidfd);
 _Noreturn void sv_finish (int status);
+_Noreturn void sv_end (int status);
 
 #endif
