@@ -30,6 +30,10 @@
      appended the whole gap: 16 MiB outside the range, and on a small
      filesystem ENOSPC with the file left full of zeros); 8 KiB at the
      end of file: 0 either way, nothing outside the range.
+   - straddle (review 28, medium): such a file of 65540 bytes with a hole
+     at [4096, 65536), 128 KiB at 8 KiB: the kernel 0; the fallback,
+     which cannot reach the hole through an append, EBADF with the size
+     and blocks unchanged (it appended the part past the end first).
    Allocation is read by FIEMAP (unwritten extents too: what the kernel
    allocates reads as a hole to SEEK_DATA on ext4 and xfs), on tmpfs by
    st_blocks; at the filesystem's block size (statvfs).  */
@@ -465,24 +469,49 @@ root_band (void)
   unlink (path);
 }
 
+/* An append-only file (chattr +a) NAME in PATH holding 4 bytes at 0 and,
+   with HOLE, 4 more at 64 KiB (a hole between): its descriptor, and in
+   *W one opened O_WRONLY|O_APPEND; -1 where the attribute cannot be
+   set (UNSUPPORTED said).  Undone by appendless.  */
+static int
+appendonly (const char *name, char *path, size_t size, int hole, int *w)
+{
+  int fd = t_create (dir, name, path, size), e;
+
+  t_put (fd, 0, 4, 72);
+  if (hole)
+    t_put (fd, 65536, 4, 73);
+  if ((e = t_attr (fd, FS_APPEND_FL, 1)))
+    {
+      t_unsupported ("%s: append-only file: %s", name, strerror (e));
+      close (fd);
+      unlink (path);
+      return -1;
+    }
+  *w = open (path, O_WRONLY | O_APPEND);
+  return fd;
+}
+
+static void
+appendless (int fd, int w, const char *path)
+{
+  close (w);
+  t_attr (fd, FS_APPEND_FL, 0);
+  close (fd);
+  unlink (path);
+}
+
 /* Review 27's medium (review 26's D3).  */
 static void
 appendgap (void)
 {
   char path[4096];
-  int fd = t_create (dir, "appendgap", path, sizeof path), w, r, r2, e;
+  int w, r, r2, fd = appendonly ("appendgap", path, sizeof path, 0, &w);
   const int64_t off = (16 << 20) + 4096, len = 8192;
   struct stat st;
 
-  t_put (fd, 0, 4, 72);
-  if ((e = t_attr (fd, FS_APPEND_FL, 1)))
-    {
-      t_unsupported ("appendgap: append-only file: %s", strerror (e));
-      close (fd);
-      unlink (path);
-      return;
-    }
-  w = open (path, O_WRONLY | O_APPEND);
+  if (fd < 0)
+    return;
   r = posix_fallocate64 (w, off, len);
   fstat (fd, &st);
   int64_t size = st.st_size, used = (int64_t) st.st_blocks * 512;
@@ -504,10 +533,37 @@ appendgap (void)
 	"allocated (got %d, size %lld, %lld bytes)", (long long) len,
 	(long long) (was + len), r2, (long long) st.st_size,
 	(long long) st.st_blocks * 512);
-  close (w);
-  t_attr (fd, FS_APPEND_FL, 0);
-  close (fd);
-  unlink (path);
+  appendless (fd, w, path);
+}
+
+/* Review 28's medium: a range of an append-only file from a hole inside
+   it to past its end.  */
+static void
+straddle (void)
+{
+  char path[4096];
+  int w, r, fd = appendonly ("straddle", path, sizeof path, 1, &w);
+  const int64_t off = 8192, len = 131072, size0 = 65540;
+  struct stat st;
+
+  if (fd < 0)
+    return;
+  fstat (fd, &st);
+  int64_t used0 = (int64_t) st.st_blocks * 512;
+  r = posix_fallocate64 (w, off, len);
+  fstat (fd, &st);
+  int64_t size = st.st_size, used = (int64_t) st.st_blocks * 512;
+  t_ok ((r == 0 && size == off + len && used >= len)
+	|| (r == EBADF && size == size0 && used == used0),
+	"straddle: an append-only file of %lld bytes with a hole at [4096, "
+	"65536), O_WRONLY|O_APPEND, [%lld, +%lld): 0, the range's end and "
+	"its blocks, or EBADF with size and blocks unchanged (got %d, size "
+	"%lld, %lld bytes allocated, %lld before)", (long long) size0,
+	(long long) off, (long long) len, r, (long long) size,
+	(long long) used, (long long) used0);
+  t_ok (t_same (fd, 0, 4, 72) && t_same (fd, 65536, 4, 73),
+	"straddle: data kept");
+  appendless (fd, w, path);
 }
 
 int
@@ -525,5 +581,6 @@ main (int argc, char **argv)
   nproc ();
   root_band ();
   appendgap ();
+  straddle ();
   return t_done ();
 }

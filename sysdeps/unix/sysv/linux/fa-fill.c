@@ -167,6 +167,22 @@ __fa_holes (struct fill *fl, int64_t from, int64_t to, int64_t *count)
   return 0;
 }
 
+/* Through a descriptor that appends and cannot map, a hole inside the
+   file cannot be reached (fa-write.c): EBADF, said before the append,
+   which an append-only file cannot take back.  */
+static int
+unreachable (struct fill *fl, int64_t lim)
+{
+  int64_t n = 0;
+  int err;
+
+  if (fl->map || lim <= fl->off)
+    return 0;
+  if ((err = __fa_holes (fl, fl->off, lim, &n)))
+    return err;
+  return n > 0 ? EBADF : 0;
+}
+
 /* FL's range allocated through FL's descriptor.  */
 static int
 run (struct fill *fl)
@@ -185,7 +201,11 @@ run (struct fill *fl)
       && fstat64 (fl->f.fd, &now) == 0 && now.st_size != fl->size0)
     fl->size0 = fl->made = fl->f.st.st_size = now.st_size;
   if (fl->end > fl->size0 && (fl->f.flags & O_APPEND))
-    err = __fa_append (fl), lim = fl->size0;
+    {
+      lim = fl->size0;
+      if (!(err = unreachable (fl, lim)))
+	err = __fa_append (fl);
+    }
   /* The byte __fa_grow wrote is allocated: a one-byte call at the end of
      file (xfstests generic/438 makes thousands) asks no more.  */
   else if (fl->end > fl->size0 && fl->map)
