@@ -98,10 +98,11 @@ child (void *arg)
 
 /* Calls answered in this thread, where no child could be had: our exit
    waits for them (sv_apart_quiet), or their fill would be cut off half
-   done.  One in a child finishes alone, and is not waited for.  */
+   done; one that comes once it waits gets ENOSYS at once, as after our
+   exit.  One in a child finishes alone, and is not waited for.  */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t quiet = PTHREAD_COND_INITIALIZER;
-static int here_now;
+static int here_now, closing;
 
 static int
 here (int fd, int mode, int64_t off, int64_t len, const char **how)
@@ -109,6 +110,11 @@ here (int fd, int mode, int64_t off, int64_t len, const char **how)
   int err;
 
   pthread_mutex_lock (&mu);
+  if (closing)
+    {
+      pthread_mutex_unlock (&mu);
+      return ENOSYS;
+    }
   here_now++;
   pthread_mutex_unlock (&mu);
   err = __fa_answer (&__fa_policy, fd, mode, off, len, how);
@@ -123,6 +129,7 @@ void
 sv_apart_quiet (void)
 {
   pthread_mutex_lock (&mu);
+  closing = 1;
   while (here_now > 0)
     pthread_cond_wait (&quiet, &mu);
   pthread_mutex_unlock (&mu);

@@ -32,6 +32,8 @@ static pid_t anchor;
 static int anchor_fd = -1;
 /* SIGCONT came (sv_wait).  */
 static volatile sig_atomic_t continued;
+/* A forwarded signal that had nowhere to go (forward), or 0.  */
+static volatile sig_atomic_t ending;
 
 /* Signals passed on to COMMAND.  */
 static const int forwarded[] = {
@@ -118,9 +120,10 @@ static sigset_t ignored;
    setsid -c): the kernel sends it to the session's leader alone.  With
    nowhere to go (COMMAND has exited; what it left under the filter,
    in our group or in other sessions, is not ours to signal), a signal
-   ends us as it would have ended COMMAND (unless IGNORED): its
-   leftovers' calls then get ENOSYS (fallocate-shim(1)).  TARGET read once: sv_wait may clear
-   it meanwhile.  */
+   ends us as it would have ended COMMAND (unless IGNORED), once sv_end
+   has waited for the fills in our own threads: sv_wait returns at
+   once, and the leftovers' calls then get ENOSYS (fallocate-shim(1)).
+   Run only inside sv_wait's ppoll, where the signals are unblocked.  */
 static void
 forward (int sig, siginfo_t *si, void *uc)
 {
@@ -129,8 +132,8 @@ forward (int sig, siginfo_t *si, void *uc)
   (void) uc;
   if (t == 0)
     {
-      if (!sigismember (&ignored, sig))
-	sv_finish (sig);	/* a wait status: killed by SIG, no core */
+      if (!sigismember (&ignored, sig) && !ending)
+	ending = sig;		/* a wait status: killed by SIG, no core */
     }
   else if (own || si->si_code != SI_KERNEL || (sig == SIGHUP && leader))
     kill (t, sig);
@@ -236,10 +239,11 @@ job (pid_t pid)
 }
 
 /* Until COMMAND, process PID (PIDFD), has exited and no process under
-   the filter is left (the listener hangs up); meanwhile, job control.
-   COMMAND's status.  Each end is known before the process is reaped, so
-   that a signal is never forwarded to a reused id: COMMAND's, in our
-   group; the anchor's, in its own.  */
+   the filter is left (the listener hangs up), or a signal came that has
+   nowhere to go (forward); meanwhile, job control.  COMMAND's status;
+   the forwarded signals blocked (sv_end).  Each end is known before the
+   process is reaped, so that a signal is never forwarded to a reused
+   id: COMMAND's, in our group; the anchor's, in its own.  */
 int
 sv_wait (pid_t pid, int pidfd)
 {
@@ -248,9 +252,12 @@ sv_wait (pid_t pid, int pidfd)
   int status = 0, exited = 0;
   sigset_t during;
 
+  /* The signals come only in ppoll: none between a look at ENDING and
+     the wait.  */
   sigprocmask (SIG_SETMASK, NULL, &during);
   sigdelset (&during, SIGCHLD);
   sigdelset (&during, SIGCONT);
+  held (SIG_BLOCK);
   for (;;)
     {
       job (pid);
@@ -285,6 +292,8 @@ sv_wait (pid_t pid, int pidfd)
 	  sv_unanchor ();
 	  return status;
 	}
+      if (ending)
+	return status;
       for (int i = 0; i < 3; i++)
 	p[i].revents = 0;
       ppoll (p, 3, NULL, &during);
@@ -306,18 +315,19 @@ sv_unanchor (void)
   anchor = 0;
 }
 
-/* COMMAND's end (STATUS) as this process's own, once the calls
-   answered in threads of ours are (sv_apart_quiet): a forwarded signal
-   that comes meanwhile has nowhere to go, and would end us part way
-   through such a fill; it is held until then, and ends us as it would
-   have (forward).  */
+/* COMMAND's end (STATUS), or that of a signal with nowhere to go, as
+   this process's own, once the calls answered in threads of ours are
+   (sv_apart_quiet): a forwarded signal that comes meanwhile has nowhere
+   to go either; it stays blocked (sv_wait) until then, and ends us as
+   it would have (forward).  */
 _Noreturn void
 sv_end (int status)
 {
   sigset_t pending;
 
-  held (SIG_BLOCK);
   sv_apart_quiet ();
+  if (ending)
+    sv_finish (ending);
   sigpending (&pending);
   for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
     if (sigismember (&pending, forwarded[i])
