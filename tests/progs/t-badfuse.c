@@ -10,7 +10,9 @@
    O_APPEND descriptor too: one the library reopens for writing (then
    extends the file at exact offsets), and one it cannot (the server
    refuses opens for writing after the file's creation), whose open file
-   it appends through (fa-fill.c's append), counting what it appended.  */
+   it appends through (fa-fill.c's append), counting what it appended: a
+   range from the end of file.  From 0, EBADF before writing: the data
+   inside, where holes cannot be found, cannot be reached by appending.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -26,26 +28,31 @@
 #define DATA (64 << 10)
 #define LEN (4 << 20)
 
-/* posix_fallocate (FD, 0, LEN) in a child: its result, or -1 if it did
-   not return within 60 s.  */
+/* posix_fallocate (FD, OFF, LEN - OFF) in a child: its result, or -1
+   if it did not return within 60 s (then killed: SIGKILL, as the
+   library blocks every other signal while its own thread works).  */
 static int
-call (int fd)
+call (int fd, int off)
 {
-  int st;
-  pid_t pid = fork ();
+  int st, i = 0;
+  pid_t pid = fork (), r = 0;
 
   if (pid == 0)
+    _exit (posix_fallocate64 (fd, off, LEN - off));
+  while (pid > 0 && (r = waitpid (pid, &st, WNOHANG)) == 0 && i++ < 6000)
+    usleep (10000);
+  if (pid > 0 && r == 0)
     {
-      alarm (60);
-      _exit (posix_fallocate64 (fd, 0, LEN));
+      kill (pid, SIGKILL);
+      waitpid (pid, &st, 0);
+      return -1;
     }
-  if (pid < 0 || waitpid (pid, &st, 0) != pid)
-    return -1;
-  return WIFEXITED (st) ? WEXITSTATUS (st) : -1;
+  return r == pid && WIFEXITED (st) ? WEXITSTATUS (st) : -1;
 }
 
 /* FLAGS: 0, the descriptor that created the file; -1, the same with
-   O_APPEND set by fcntl; else a descriptor opened with FLAGS.  */
+   O_APPEND set by fcntl, and the range from the end of file (-2: from
+   0); else a descriptor opened with FLAGS.  */
 static void
 one (const char *dir, const char *name, int flags, int want)
 {
@@ -53,7 +60,7 @@ one (const char *dir, const char *name, int flags, int want)
   int fd = t_create (dir, name, path, sizeof path);
 
   t_put (fd, 0, DATA, 7);
-  if (flags == -1 && fcntl (fd, F_SETFL, O_APPEND) < 0)
+  if (flags < 0 && fcntl (fd, F_SETFL, O_APPEND) < 0)
     {
       t_ok (0, "%s: F_SETFL O_APPEND (%s)", name, strerror (errno));
       close (fd);
@@ -61,7 +68,7 @@ one (const char *dir, const char *name, int flags, int want)
       return;
     }
   int cfd = flags > 0 ? open (path, flags) : fd;
-  int r = call (cfd);
+  int r = call (cfd, flags == -1 ? DATA : 0);
   if (cfd != fd)
     close (cfd);
   t_ok (r == want, "%s: posix_fallocate returns %d (got %d%s)", name, want,
@@ -120,5 +127,6 @@ main (int argc, char **argv)
   /* No descriptor of the library's own can write (the server refuses
      the open): appended through the caller's.  */
   one (argv[1], "still-ro-append", -1, copyable () ? EIO : EBADF);
+  one (argv[1], "still-ro-append0", -2, EBADF);
   return t_done ();
 }
