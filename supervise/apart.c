@@ -98,8 +98,9 @@ child (void *arg)
 
 /* Calls answered in this thread, where no child could be had: our exit
    waits for them (sv_apart_quiet), or their fill would be cut off half
-   done; one that comes once it waits gets ENOSYS at once, as after our
-   exit.  One in a child finishes alone, and is not waited for.  */
+   done; one that would begin once it waits gets ENOSYS instead, as
+   after our exit.  One in a child finishes alone, and is not waited
+   for.  */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t quiet = PTHREAD_COND_INITIALIZER;
 static int here_now, closing;
