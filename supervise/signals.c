@@ -123,7 +123,8 @@ static sigset_t ignored;
    ends us as it would have ended COMMAND (unless IGNORED), once sv_end
    has waited for the fills in our own threads: sv_wait returns at
    once, and the leftovers' calls then get ENOSYS (fallocate-shim(1)).
-   Run only inside sv_wait's ppoll, where the signals are unblocked.  */
+   Run only where the signals are unblocked: inside sv_wait's ppoll, and
+   in sv_end.  */
 static void
 forward (int sig, siginfo_t *si, void *uc)
 {
@@ -315,25 +316,15 @@ sv_unanchor (void)
   anchor = 0;
 }
 
-/* COMMAND's end (STATUS), or that of a signal with nowhere to go, as
-   this process's own, once the calls answered in threads of ours are
-   (sv_apart_quiet): a forwarded signal that comes meanwhile has nowhere
-   to go either; it stays blocked (sv_wait) until then, and ends us as
-   it would have (forward).  */
+/* COMMAND's end (STATUS), or that of the first signal with nowhere to
+   go (forward: TARGET is 0 from here on), as this process's own, once
+   the calls answered in threads of ours are (sv_apart_quiet).  */
 _Noreturn void
 sv_end (int status)
 {
-  sigset_t pending;
-
+  held (SIG_UNBLOCK);
   sv_apart_quiet ();
-  if (ending)
-    sv_finish (ending);
-  sigpending (&pending);
-  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-    if (sigismember (&pending, forwarded[i])
-	&& !sigismember (&ignored, forwarded[i]))
-      sv_finish (forwarded[i]);
-  sv_finish (status);
+  sv_finish (ending ? ending : status);
 }
 
 /* COMMAND's end, as this process's own.  */
