@@ -11,7 +11,8 @@
    - twice: two threads allocating the same range leave the file exactly
      as long as the range;
    - inotify: the fallback opens and closes nothing a watcher sees;
-   - memfd: a write-sealed memfd gets the kernel's answers.  */
+   - memfd: a write-sealed memfd gets the kernel's answers; a
+     write-sealed hugetlb memfd EINVAL (hugetlbfs takes no write(2)).  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -304,6 +305,20 @@ memfd (void)
   past = posix_fallocate64 (m, 16384, 8192);
   t_ok (r == 0 && past == EPERM && t_size (m) == 20480,
 	"memfd F_SEAL_GROW: past the size EPERM (got %d)", past);
+  close (m);
+  /* On hugetlbfs nothing can allocate once writes are sealed: EINVAL,
+     the size unchanged (0 and a size past what was reserved, before).  */
+  m = memfd_create ("t-share-huge", MFD_HUGETLB | MFD_ALLOW_SEALING);
+  if (m < 0)
+    {
+      t_unsupported ("hugetlb memfd: %s", strerror (errno));
+      return;
+    }
+  r = ftruncate (m, 2 << 20) | fcntl (m, F_ADD_SEALS, F_SEAL_WRITE);
+  past = posix_fallocate64 (m, 0, 4 << 20);
+  t_ok (r == 0 && past == EINVAL && t_size (m) == 2 << 20,
+	"hugetlb memfd F_SEAL_WRITE: EINVAL, size unchanged (got %d, size "
+	"%lld)", past, (long long) t_size (m));
   close (m);
 }
 

@@ -309,6 +309,11 @@ __fa_check (int fd, int mode, int64_t off, int64_t len, struct fa_file *f)
   /* shmem_fallocate: growing is what F_SEAL_GROW forbids.  */
   if ((f->seals & F_SEAL_GROW) && off + len > f->st.st_size)
     return EPERM;
+  /* hugetlbfs takes no write(2), and a write seal refuses its shared
+     writable mappings: nothing of ours can allocate there, and even a
+     read-only mapping needs the huge pages the kernel would reserve.  */
+  if ((f->seals & F_SEAL_WRITE) && f->fs.f_type == 0x958458f6)
+    return EINVAL;
   return mode ? __fa_busy (f, 0) : 0;
 }
 
