@@ -34,6 +34,9 @@
      at [4096, 65536), 128 KiB at 8 KiB: the kernel 0; the fallback,
      which cannot reach the hole through an append, EBADF with the size
      and blocks unchanged (it appended the part past the end first).
+   - appenddata (review 33, medium): a file of 12 KiB of data made
+     append-only after an O_RDWR|O_APPEND open, [4096, 8192) through it:
+     0 (tmpfs said EBADF, with nothing to allocate).
    Allocation is read by FIEMAP (unwritten extents too: what the kernel
    allocates reads as a hole to SEEK_DATA on ext4 and xfs), on tmpfs by
    st_blocks; at the filesystem's block size (statvfs).  */
@@ -566,6 +569,34 @@ straddle (void)
   appendless (fd, w, path);
 }
 
+/* Review 33's medium: a file with no hole, made append-only after an
+   O_RDWR|O_APPEND open: a range over its data has nothing to allocate.
+   On tmpfs, whose mapping way such a file refuses and whose holes only a
+   descriptor of the library's own finds, it said EBADF.  */
+static void
+appenddata (void)
+{
+  char path[4096];
+  int fd = t_create (dir, "appenddata", path, sizeof path), w, r, e;
+
+  t_put (fd, 0, 12288, 74);
+  w = open (path, O_RDWR | O_APPEND);
+  if ((e = t_attr (fd, FS_APPEND_FL, 1)))
+    t_unsupported ("appenddata: append-only file: %s", strerror (e));
+  else
+    {
+      r = posix_fallocate64 (w, 4096, 4096);
+      t_ok (r == 0 && t_size (fd) == 12288 && t_same (fd, 0, 12288, 74),
+	    "appenddata: an append-only file of data through O_RDWR|"
+	    "O_APPEND, [4096, +4096): 0, size and data unchanged (got %d, "
+	    "size %lld)", r, (long long) t_size (fd));
+      t_attr (fd, FS_APPEND_FL, 0);
+    }
+  close (w);
+  close (fd);
+  unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -582,5 +613,6 @@ main (int argc, char **argv)
   root_band ();
   appendgap ();
   straddle ();
+  appenddata ();
   return t_done ();
 }

@@ -123,13 +123,20 @@ struct blocks
   int64_t from, to;
 };
 
+/* Where even our descriptor cannot write there (an append-only file
+   opens for writing only O_APPEND), EBADF, unless it finds no hole to
+   fill (on tmpfs by lseek, which the caller's could not do without
+   moving its offset).  */
 static int
 own_blocks (void *arg)
 {
   struct blocks *b = arg;
+  int64_t n = 0;
 
   if (!__fa_writable (b->fl))
-    return EBADF;
+    return __fa_holes_known (&b->fl->f)
+	   && __fa_holes (b->fl, b->from, b->to, &n) == 0 && n == 0
+	   ? 0 : EBADF;
   return fill_blocks (b->fl, b->from, b->to);
 }
 
