@@ -12,7 +12,8 @@
    32-bit program's descriptor without O_LARGEFILE (fa-plan.c,
    __fa_needs_own, decides).  Not while a lease is held on the caller's
    open file (opening would break it), by whichever process, nor without
-   /proc: then EBADF.
+   /proc: then EBADF.  A lease taken between our look and our open is
+   broken (doc/FALLBACK: no system call does both at once).
 
    The windows of what runs through it are listed with the ways
    (fa-map.c, fa-write.c).  */
