@@ -184,6 +184,10 @@ sv_forward (pid_t pid, int group)
   own = group;
   leader = getsid (0) == getpid ();
   target = own ? -pid : pid;
+  /* No core of ours, whatever signal ends us (COMMAND, made, keeps its
+     limit): it would overwrite COMMAND's (by default both are "core" in
+     the same directory), and our status would say "core dumped".  */
+  setrlimit (RLIMIT_CORE, &(struct rlimit) { 0, 0 });
   for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
     {
       if (sigaction (forwarded[i], NULL, &sa) == 0
@@ -318,13 +322,23 @@ sv_unanchor (void)
 
 /* COMMAND's end (STATUS), or that of the first signal with nowhere to
    go (forward: TARGET is 0 from here on), as this process's own, once
-   the calls answered in threads of ours are (sv_apart_quiet).  */
+   the calls answered in threads of ours are (sv_apart_quiet).  Every
+   other signal is held meanwhile: one that would end us (SIGALRM) does
+   once they are done, with the mask we had.  */
 _Noreturn void
 sv_end (int status)
 {
-  held (SIG_UNBLOCK);
+  sigset_t wait, had;
+
+  sigfillset (&wait);
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+    sigdelset (&wait, forwarded[i]);
+  sigprocmask (SIG_SETMASK, &wait, &had);
   sv_apart_quiet ();
-  sv_finish (ending ? ending : status);
+  if (ending)
+    sv_finish (ending);
+  sigprocmask (SIG_SETMASK, &had, NULL);
+  sv_finish (status);
 }
 
 /* COMMAND's end, as this process's own.  */
@@ -334,18 +348,18 @@ sv_finish (int status)
   if (WIFSIGNALED (status))
     {
       int sig = WTERMSIG (status);
-      struct rlimit none = { 0, 0 };
+      /* The kernel's struct sigaction, all zeros: SIG_DFL in any
+	 layout.  Not glibc's signal, which refuses the two signals it
+	 keeps for itself (32 and 33, which a process can still die of).  */
+      long dfl[16] = { 0 };
       sigset_t s;
 
-      /* The signal again, without a core of ours: it would overwrite
-	 COMMAND's (by default both are "core" in the same directory).
-	 So our status says "killed by SIG", never "core dumped".  */
-      setrlimit (RLIMIT_CORE, &none);
-      signal (sig, SIG_DFL);
+      /* The signal again, without a core of ours (sv_forward).  */
+      syscall (SYS_rt_sigaction, sig, dfl, NULL, (NSIG - 1) / 8);
       sigemptyset (&s);
       sigaddset (&s, sig);
       sigprocmask (SIG_UNBLOCK, &s, NULL);
-      raise (sig);
+      syscall (SYS_tgkill, getpid (), syscall (SYS_gettid), sig);
       exit (128 + sig);
     }
   exit (WEXITSTATUS (status));
