@@ -496,10 +496,10 @@ fds (const char *path, int n)
 }
 
 /* threads: T threads, each with a file of its own, make a mode-0 call
-   and K raw KEEP_SIZE calls at once; at most T calls are ever in flight, so the supervisor
-   needs at most T threads waiting or answering, its main thread, and
-   one waiting more (two threads taking calls at once may each start
-   one: T + 3 in all).  */
+   and K raw KEEP_SIZE calls at once; at most T calls are ever in
+   flight, so the supervisor needs at most T threads waiting or
+   answering, its main thread, and one waiting more (two threads taking
+   calls at once may each start one: T + 3 in all).  */
 static const char *threads_dir;
 static int threads_k, threads_ready, threads_n;
 

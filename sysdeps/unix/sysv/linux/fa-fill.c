@@ -52,10 +52,10 @@
 
    A memfd sealed against writes (F_SEAL_WRITE) gets 0 within its size
    and its size grown past it, as from the kernel: no write to it can ever
-   fail for lack of space; on hugetlbfs EINVAL (fa-file.c).  One sealed with F_SEAL_FUTURE_WRITE, which a
-   writable mapping made before can still write, gets EPERM (on
-   hugetlbfs EINVAL): neither our writes nor a mapping of ours may
-   allocate there (the kernel does).  */
+   fail for lack of space; on hugetlbfs EINVAL (fa-file.c).  One sealed
+   with F_SEAL_FUTURE_WRITE, which a writable mapping made before can
+   still write, gets EPERM (on hugetlbfs EINVAL): neither our writes nor
+   a mapping of ours may allocate there (the kernel does).  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
