@@ -11,6 +11,7 @@
    descriptor, never move its offset, never open one of their own in the
    caller's descriptor table.  Each returns 0 or an error number unless
    said otherwise.  */
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <linux/fiemap.h>
@@ -87,6 +88,13 @@ FA_HIDDEN int __fa_next_hole (struct fa_file *f, int64_t *from,
 FA_HIDDEN void __fa_forget (struct fa_file *f);
 /* Whether the byte at AT is in a hole right now: 1, 0, -1 and errno.  */
 FA_HIDDEN int __fa_in_hole (struct fa_file *f, int64_t at);
+/* Every signal sigfillset names blocked in this thread, the mask before
+   in *OLD; and that mask put back.  By rt_sigprocmask: the C library's
+   own sigprocmask would unblock its internal signals (glibc's 32 and
+   33), blocked where a caller blocked them (fallocate-shim's supervisor
+   does, so that its in-thread fills are not cut by them).  */
+FA_HIDDEN void __fa_sigblock (sigset_t *old);
+FA_HIDDEN void __fa_sigrestore (const sigset_t *old);
 /* FN (ARG) in a thread whose descriptor table is its own:
    FN's result, EBADF or ENOMEM if none can be had.  */
 FA_HIDDEN int __fa_aside (int (*fn) (void *), void *arg);

@@ -111,12 +111,9 @@ hung_up (void)
 static void *
 worker (void *arg)
 {
-  sigset_t all;
-
   (void) arg;
   /* Signals are the main thread's (forward).  */
-  sigfillset (&all);
-  pthread_sigmask (SIG_BLOCK, &all, NULL);
+  sv_block (0, NULL);
   pthread_mutex_lock (&mu);
   starting--;
   idle++;

@@ -320,6 +320,21 @@ sv_unanchor (void)
   anchor = 0;
 }
 
+/* Every signal blocked in this thread but, with KEEP, the forwarded
+   ones, the mask before in *HAD if HAD: by rt_sigprocmask (_NSIG bits),
+   so that 32 and 33 are too, which glibc's sigprocmask leaves out (32
+   would end us part way through an in-thread fill).  */
+void
+sv_block (int keep, sigset_t *had)
+{
+  sigset_t m;
+
+  memset (&m, 0xff, sizeof m);
+  for (size_t i = 0; keep && i < sizeof forwarded / sizeof forwarded[0]; i++)
+    sigdelset (&m, forwarded[i]);
+  syscall (SYS_rt_sigprocmask, SIG_SETMASK, &m, had, _NSIG / 8);
+}
+
 /* COMMAND's end (STATUS), or that of the first signal with nowhere to
    go (forward: TARGET is 0 from here on), as this process's own, once
    the calls answered in threads of ours are (sv_apart_quiet).  Every
@@ -328,16 +343,13 @@ sv_unanchor (void)
 _Noreturn void
 sv_end (int status)
 {
-  sigset_t wait, had;
+  sigset_t had;
 
-  sigfillset (&wait);
-  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-    sigdelset (&wait, forwarded[i]);
-  sigprocmask (SIG_SETMASK, &wait, &had);
+  sv_block (1, &had);
   sv_apart_quiet ();
   if (ending)
     sv_finish (ending);
-  sigprocmask (SIG_SETMASK, &had, NULL);
+  syscall (SYS_rt_sigprocmask, SIG_SETMASK, &had, NULL, _NSIG / 8);
   sv_finish (status);
 }
 

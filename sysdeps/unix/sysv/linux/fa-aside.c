@@ -111,16 +111,15 @@ __fa_aside (int (*fn) (void *), void *arg)
 {
   struct aside a = { fn, arg, EBADF, 0 };
   int saved = errno, cancel, err;
-  sigset_t all, old;
+  sigset_t old;
   pid_t t, w;
   char *stack = mmap (NULL, STACK, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 
   if (stack == MAP_FAILED)
     return ENOMEM;
-  sigfillset (&all);
   pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &cancel);
-  pthread_sigmask (SIG_SETMASK, &all, &old);
+  __fa_sigblock (&old);
 #ifdef FA_STACK_GROWS_UP
   t = clone (aside, stack + SLACK, THREAD | SETTLS, &a, &a.tid,
 	     FA_CLONE_TLS (), &a.tid);
@@ -132,7 +131,7 @@ __fa_aside (int (*fn) (void *), void *arg)
   /* Shared, not private: the kernel's wake at the thread's exit is.  */
   while (t > 0 && (w = __atomic_load_n (&a.tid, __ATOMIC_ACQUIRE)) != 0)
     syscall (SYS_futex, &a.tid, FUTEX_WAIT, w, NULL, NULL, 0);
-  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  __fa_sigrestore (&old);
   munmap (stack, STACK);
   pthread_setcancelstate (cancel, NULL);
   errno = saved;

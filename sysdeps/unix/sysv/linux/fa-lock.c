@@ -385,6 +385,24 @@ took (struct fa_file *f, struct table *t, struct slot *s, int self)
     }
 }
 
+/* The kernel's sigset: _NSIG bits (64, or 128 on MIPS).  */
+#define SIGSET_BYTES (_NSIG / 8)
+
+void
+__fa_sigblock (sigset_t *old)
+{
+  sigset_t all;
+
+  sigfillset (&all);
+  syscall (SYS_rt_sigprocmask, SIG_BLOCK, &all, old, SIGSET_BYTES);
+}
+
+void
+__fa_sigrestore (const sigset_t *old)
+{
+  syscall (SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, SIGSET_BYTES);
+}
+
 void
 __fa_lock (struct fa_file *f)
 {
@@ -417,13 +435,12 @@ __fa_lock (struct fa_file *f)
     }
   do
     {
-      sigset_t all, old;
+      sigset_t old;
 
       /* No handler runs while this thread holds the table's lock: its
 	 call would go on, without a turn, with the lock held, and every
 	 call on every file would wait for its fill.  */
-      sigfillset (&all);
-      pthread_sigmask (SIG_BLOCK, &all, &old);
+      __fa_sigblock (&old);
       take (&t->lock, self);
       s = look_up (t, f, k, self, &got);
       held = got ? 0 : claim (s, self);
@@ -436,7 +453,7 @@ __fa_lock (struct fa_file *f)
       else if (held != self)
 	__atomic_add_fetch (&s->turn.waiters, 1, __ATOMIC_SEQ_CST);
       let_go (&t->lock, self);
-      pthread_sigmask (SIG_SETMASK, &old, NULL);
+      __fa_sigrestore (&old);
       if (held != 0 && held != self)
 	wait_turn (&s->turn, held);
     }
