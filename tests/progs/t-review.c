@@ -37,12 +37,19 @@
    - appenddata (review 33, medium): a file of 12 KiB of data made
      append-only after an O_RDWR|O_APPEND open, [4096, 8192) through it:
      0 (tmpfs said EBADF, with nothing to allocate).
+   - appendrace (review 35, medium): such a file of 64 KiB of data,
+     [64 KiB, +1 MiB) through O_RDWR|O_APPEND while another thread writes
+     a byte at 576 KiB through a descriptor opened before chattr +a, 60
+     rounds: 0 with no hole in the range, or EBADF (the byte came first,
+     or between our appends: a hole inside); never 0 with the gap left a
+     hole (10-75% of rounds did, by filesystem).
    Allocation is read by FIEMAP (unwritten extents too: what the kernel
    allocates reads as a hole to SEEK_DATA on ext4 and xfs), on tmpfs by
    st_blocks; at the filesystem's block size (statvfs).  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -597,6 +604,79 @@ appenddata (void)
   unlink (path);
 }
 
+/* Review 35's D1: another writer extends an append-only file during a
+   call that appends to it.  */
+struct racer
+{
+  int fd, delay;
+};
+
+static void *
+racer (void *arg)
+{
+  struct racer *r = arg;
+
+  usleep ((useconds_t) r->delay);
+  if (pwrite (r->fd, "B", 1, 576 << 10) != 1)
+    perror ("t-review: appendrace pwrite");
+  return NULL;
+}
+
+static void
+appendrace (void)
+{
+  const int64_t off = 65536, len = 1 << 20;
+  int bad = 0, ebadf = 0, other = 0, r = 0, rounds;
+  char path[4096], what[200] = "";
+
+  for (rounds = 0; rounds < 60; rounds++)
+    {
+      int fd = t_create (dir, "appendrace", path, sizeof path), e;
+      struct racer rc = { open (path, O_RDWR), rounds % 2 ? 100 : 0 };
+      int w = open (path, O_RDWR | O_APPEND);
+      pthread_t th;
+
+      t_put (fd, 0, 65536, 75);
+      if ((e = t_attr (fd, FS_APPEND_FL, 1)))
+	{
+	  t_unsupported ("appendrace: append-only file: %s", strerror (e));
+	  close (rc.fd);
+	  close (w);
+	  close (fd);
+	  unlink (path);
+	  return;
+	}
+      pthread_create (&th, NULL, racer, &rc);
+      r = posix_fallocate64 (w, off, len);
+      pthread_join (th, NULL);
+      fsync (fd);
+      int64_t size = t_size (fd);
+      /* Without FIEMAP (tmpfs, where the kernel's reserved pages read as
+	 holes to SEEK_HOLE), a hole is a page short of the size.  */
+      int full = extents (fd) < 0 ? t_alloc (fd) >= up (size, 4096)
+		 : t_nohole (fd, off, len);
+      if (!t_same (fd, 0, 65536, 75) || (r == 0 && !full))
+	{
+	  bad++;
+	  snprintf (what, sizeof what, "round %d: got %d, size %lld, %lld "
+		    "bytes allocated", rounds, r, (long long) size,
+		    (long long) t_alloc (fd));
+	}
+      ebadf += r == EBADF;
+      other += r != 0 && r != EBADF;
+      t_attr (fd, FS_APPEND_FL, 0);
+      close (rc.fd);
+      close (w);
+      close (fd);
+      unlink (path);
+    }
+  t_ok (bad == 0 && other == 0, "appendrace: an append-only file of 64 KiB, "
+	"O_RDWR|O_APPEND, [%lld, +%lld) while a byte is written at 576 KiB, "
+	"%d rounds: 0 with no hole in the range, or EBADF, data kept (%d "
+	"EBADF, %d other errors, %d bad%s%s)", (long long) off,
+	(long long) len, rounds, ebadf, other, bad, bad ? ": " : "", what);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -614,5 +694,6 @@ main (int argc, char **argv)
   appendgap ();
   straddle ();
   appenddata ();
+  appendrace ();
   return t_done ();
 }

@@ -206,6 +206,14 @@ run (struct fill *fl)
       lim = fl->size0;
       if (!(err = unreachable (fl, lim)))
 	err = __fa_append (fl);
+      /* Another writer extended the file during the call: before or
+	 between our appends (made is not END), or between an fstat and
+	 the append after it (the file ends past END).  What it left
+	 unwritten between the old end and its data is a hole inside the
+	 file now, as above.  */
+      if (!err && (fl->made != fl->end || fstat64 (fl->f.fd, &now) < 0
+		   || now.st_size != fl->end))
+	lim = fl->end;
     }
   /* The byte __fa_grow wrote is allocated: a one-byte call at the end of
      file (xfstests generic/438 makes thousands) asks no more.  */

@@ -20,7 +20,7 @@
    - appending (append-only files): none that loses data; a writer that
      extends the file between our fstat and our append gets our zeros
      after its data, and the file ends up to 1 MiB longer than the
-     range.
+     range; where it left a hole in the range, EBADF (fa-fill.c, run).
    - writing: a writer that fills a hole block between our check and our
      write loses one byte, the one we write (glibc's pread/pwrite probe
      has this window, per block); over FUSE, a round trip to the server
