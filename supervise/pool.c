@@ -113,7 +113,7 @@ worker (void *arg)
 {
   (void) arg;
   /* Signals are the main thread's (forward).  */
-  sv_block (0, NULL);
+  sv_block (NULL);
   pthread_mutex_lock (&mu);
   starting--;
   idle++;

@@ -35,10 +35,42 @@ static volatile sig_atomic_t continued;
 /* A forwarded signal that had nowhere to go (forward), or 0.  */
 static volatile sig_atomic_t ending;
 
-/* Signals passed on to COMMAND.  */
-static const int forwarded[] = {
-  SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2
-};
+/* Signals passed on to COMMAND (forwarding): every one whose default is
+   to end a process and that only kill(2) sends us, the real-time ones
+   too; not those of a fault, abort(3), a CPU or file size limit or
+   seccomp, which are our own, nor SIGPIPE (a trace written to a closed
+   pipe), nor 32 and 33, which glibc keeps for itself.  */
+static sigset_t forwarded;
+
+static void
+forwarding (void)
+{
+  static const int sigs[] = {
+    SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+    SIGPROF, SIGIO, SIGPWR,
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+  };
+
+  sigemptyset (&forwarded);
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    sigaddset (&forwarded, sigs[i]);
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+    sigaddset (&forwarded, sig);
+}
+
+/* Every signal in *M but those of KEEP (none if KEEP is NULL), 32 and
+   33 too, which glibc's sigaddset leaves out: a mask for the kernel
+   (rt_sigprocmask, ppoll).  */
+static void
+all_but (sigset_t *m, const sigset_t *keep)
+{
+  memset (m, 0xff, sizeof *m);
+  for (int sig = 1; keep && sig < NSIG; sig++)
+    if (sigismember (keep, sig) == 1)
+      sigdelset (m, sig);
+}
 
 /* Whether COMMAND gets a process group of its own: yes, unless this
    process is in its terminal's foreground group.  Then a signal sent to
@@ -109,6 +141,9 @@ sv_anchor (pid_t group)
     }
 }
 
+/* Our mask when we started (sv_hold), COMMAND's too.  */
+static sigset_t started;
+
 /* The forwarded signals ignored or blocked when we started (nohup, a
    caller's mask): COMMAND has the same, so one with nowhere to go would
    not have ended it, and does not end us.  */
@@ -151,16 +186,12 @@ wake (int sig)
 static void
 held (int how)
 {
-  sigset_t s, old;
+  sigset_t old;
 
-  sigemptyset (&s);
-  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-    sigaddset (&s, forwarded[i]);
-  sigprocmask (how, &s, &old);
-  for (size_t i = 0; how == SIG_BLOCK && i < sizeof forwarded
-		     / sizeof forwarded[0]; i++)
-    if (sigismember (&old, forwarded[i]))
-      sigaddset (&ignored, forwarded[i]);
+  sigprocmask (how, &forwarded, &old);
+  for (int sig = 1; how == SIG_BLOCK && sig < NSIG; sig++)
+    if (sigismember (&forwarded, sig) == 1 && sigismember (&old, sig) == 1)
+      sigaddset (&ignored, sig);
 }
 
 /* The signals sv_forward passes on, blocked until it does: one that came
@@ -169,6 +200,8 @@ held (int how)
 void
 sv_hold (void)
 {
+  forwarding ();
+  sigprocmask (SIG_SETMASK, NULL, &started);
   held (SIG_BLOCK);
 }
 
@@ -188,15 +221,16 @@ sv_forward (pid_t pid, int group)
      limit): it would overwrite COMMAND's (by default both are "core" in
      the same directory), and our status would say "core dumped".  */
   setrlimit (RLIMIT_CORE, &(struct rlimit) { 0, 0 });
-  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+  for (int sig = 1; sig < NSIG; sig++)
     {
-      if (sigaction (forwarded[i], NULL, &sa) == 0
-	  && sa.sa_handler == SIG_IGN)
-	sigaddset (&ignored, forwarded[i]);
+      if (sigismember (&forwarded, sig) != 1)
+	continue;
+      if (sigaction (sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+	sigaddset (&ignored, sig);
       memset (&sa, 0, sizeof sa);
       sa.sa_sigaction = forward;
       sa.sa_flags = SA_SIGINFO | SA_RESTART;
-      sigaction (forwarded[i], &sa, NULL);
+      sigaction (sig, &sa, NULL);
     }
   /* Unblocked here even if they were when we started: they are
      COMMAND's, which has that mask, to block or not.  */
@@ -246,7 +280,7 @@ job (pid_t pid)
 /* Until COMMAND, process PID (PIDFD), has exited and no process under
    the filter is left (the listener hangs up), or a signal came that has
    nowhere to go (forward); meanwhile, job control.  COMMAND's status;
-   the forwarded signals blocked (sv_end).  Each end is known before the
+   every signal but job control's stops blocked (sv_end).  Each end is known before the
    process is reaped, so that a signal is never forwarded to a reused
    id: COMMAND's, in our group; the anchor's, in its own.  */
 int
@@ -255,14 +289,22 @@ sv_wait (pid_t pid, int pidfd)
   struct pollfd p[3] = { { pidfd, POLLIN, 0 }, { anchor_fd, POLLIN, 0 },
 			 { listener, 0, 0 } };
   int status = 0, exited = 0;
-  sigset_t during;
+  sigset_t stops, woken, during;
 
-  /* The signals come only in ppoll: none between a look at ENDING and
-     the wait.  */
-  sigprocmask (SIG_SETMASK, NULL, &during);
-  sigdelset (&during, SIGCHLD);
-  sigdelset (&during, SIGCONT);
-  held (SIG_BLOCK);
+  /* Outside ppoll only job control's stops act (job raises them); in
+     it, the forwarded signals, SIGCHLD and SIGCONT too: none comes
+     between a look at ENDING and the wait.  Every other signal, 32 and
+     33 too, is held until sv_end, so that none cuts off an in-thread
+     fill.  */
+  sigemptyset (&stops);
+  sigaddset (&stops, SIGTSTP);
+  sigaddset (&stops, SIGTTIN);
+  sigaddset (&stops, SIGTTOU);
+  sigorset (&woken, &stops, &forwarded);
+  sigaddset (&woken, SIGCHLD);
+  sigaddset (&woken, SIGCONT);
+  all_but (&during, &woken);
+  sv_block (&stops);
   for (;;)
     {
       job (pid);
@@ -320,36 +362,39 @@ sv_unanchor (void)
   anchor = 0;
 }
 
-/* Every signal blocked in this thread but, with KEEP, the forwarded
-   ones, the mask before in *HAD if HAD: by rt_sigprocmask (_NSIG bits),
-   so that 32 and 33 are too, which glibc's sigprocmask leaves out (32
-   would end us part way through an in-thread fill).  */
+/* Every signal blocked in this thread but those of KEEP, by
+   rt_sigprocmask (_NSIG bits): 32 and 33 too, which glibc's sigprocmask
+   leaves out (32 would end us part way through an in-thread fill).  */
 void
-sv_block (int keep, sigset_t *had)
+sv_block (const sigset_t *keep)
 {
   sigset_t m;
 
-  memset (&m, 0xff, sizeof m);
-  for (size_t i = 0; keep && i < sizeof forwarded / sizeof forwarded[0]; i++)
-    sigdelset (&m, forwarded[i]);
-  syscall (SYS_rt_sigprocmask, SIG_SETMASK, &m, had, _NSIG / 8);
+  all_but (&m, keep);
+  syscall (SYS_rt_sigprocmask, SIG_SETMASK, &m, NULL, _NSIG / 8);
 }
 
 /* COMMAND's end (STATUS), or that of the first signal with nowhere to
    go (forward: TARGET is 0 from here on), as this process's own, once
    the calls answered in threads of ours are (sv_apart_quiet).  Every
-   other signal is held meanwhile: one that would end us (SIGALRM) does
-   once they are done, with the mask we had.  */
+   signal but the forwarded ones is held meanwhile, as in sv_wait: one
+   that would end us (32, SIGXCPU) does once they are done, with the
+   mask we started with (but 32 and 33, which no glibc program
+   blocks).  */
 _Noreturn void
 sv_end (int status)
 {
-  sigset_t had;
+  sigset_t m;
 
-  sv_block (1, &had);
+  sv_block (&forwarded);
   sv_apart_quiet ();
   if (ending)
     sv_finish (ending);
-  syscall (SYS_rt_sigprocmask, SIG_SETMASK, &had, NULL, _NSIG / 8);
+  sigemptyset (&m);
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sigismember (&started, sig) == 1)
+      sigaddset (&m, sig);
+  syscall (SYS_rt_sigprocmask, SIG_SETMASK, &m, NULL, _NSIG / 8);
   sv_finish (status);
 }
 

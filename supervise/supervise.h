@@ -105,7 +105,7 @@ void sv_unanchor (void);
 void sv_forward (pid_t pid, int group);
 int sv_wait (pid_t pid, int pidfd);
 _Noreturn void sv_finish (int status);
-void sv_block (int keep, sigset_t *had);
+void sv_block (const sigset_t *keep);
 _Noreturn void sv_end (int status);
 
 #endif
