@@ -88,6 +88,7 @@ main (int argc, char **argv)
   int sv[2], err, probe, pidfd, status, own;
   struct sigaction ign, xfsz, pipe;
   sigset_t mask;
+  struct itimerval timers[3];
   long r;
   pid_t pid;
 
@@ -156,6 +157,7 @@ main (int argc, char **argv)
       return CANNOT;
     }
   own = sv_own_group ();
+  sv_timers (timers, 0);
   pid = fork ();
   if (pid < 0)
     {
@@ -165,7 +167,7 @@ main (int argc, char **argv)
   if (pid == 0)
     {
       close (sv[0]);
-      sv_run (sv[1], argv + 1, &mask, &xfsz, &pipe, own);
+      sv_run (sv[1], argv + 1, &mask, &xfsz, &pipe, own, timers);
     }
   close (sv[1]);
   if (own)

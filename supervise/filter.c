@@ -108,7 +108,8 @@ install_filter (void)
 /* The child, in a process group of its own if GROUP: filter, listener to the parent over SOCK, go-ahead, exec.  */
 _Noreturn void
 sv_run (int sock, char **argv, const sigset_t *mask,
-	const struct sigaction *xfsz, const struct sigaction *pipe, int group)
+	const struct sigaction *xfsz, const struct sigaction *pipe, int group,
+	struct itimerval *timers)
 {
   int lfd, err = 0;
   char go;
@@ -156,6 +157,7 @@ sv_run (int sock, char **argv, const sigset_t *mask,
      before ends this process here, as it would have ended COMMAND, not
      on the way, where we would take its death for a failure.  */
   sigprocmask (SIG_SETMASK, mask, NULL);
+  sv_timers (timers, 1);
   execvp (argv[0], argv);
   err = errno;
   fprintf (stderr, "fallocate-shim: %s: %s\n", argv[0], strerror (err));

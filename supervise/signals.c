@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "supervise.h"
@@ -396,6 +397,21 @@ sv_end (int status)
       sigaddset (&m, sig);
   syscall (SYS_rt_sigprocmask, SIG_SETMASK, &m, NULL, _NSIG / 8);
   sv_finish (status);
+}
+
+/* Timers set before we were run (alarm, setitimer: exec keeps them)
+   are COMMAND's, which would have had them: taken from us into T
+   before COMMAND is made, so that none signals us, and given to it
+   (GIVE) before its exec.  A few milliseconds later, that is all.  */
+void
+sv_timers (struct itimerval *t, int give)
+{
+  static const int which[] = { ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF };
+  struct itimerval off;
+
+  memset (&off, 0, sizeof off);
+  for (size_t i = 0; i < sizeof which / sizeof which[0]; i++)
+    setitimer (which[i], give ? &t[i] : &off, give ? NULL : &t[i]);
 }
 
 /* COMMAND's end, as this process's own.  */

@@ -14,6 +14,7 @@
 #define SUPERVISE_H
 
 #include <signal.h>
+#include <sys/time.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <linux/capability.h>
@@ -51,7 +52,8 @@ extern struct rlimit sv_nofile;
 /* filter.c */
 _Noreturn void sv_run (int sock, char **argv, const sigset_t *mask,
 		       const struct sigaction *xfsz,
-		       const struct sigaction *pipe, int group);
+		       const struct sigaction *pipe, int group,
+		       struct itimerval *timers);
 int sv_receive (int sock, int *err);
 int sv_nested (void);
 
@@ -106,6 +108,7 @@ void sv_forward (pid_t pid, int group);
 int sv_wait (pid_t pid, int pidfd);
 _Noreturn void sv_finish (int status);
 void sv_block (const sigset_t *keep);
+void sv_timers (struct itimerval *t, int give);
 _Noreturn void sv_end (int status);
 
 #endif
