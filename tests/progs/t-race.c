@@ -164,7 +164,8 @@ rounds (const char *dir, int nrounds, const char *layout)
     }
   printf ("# %s: %d rounds, %ld blocks written, %ld lost, %ld in the "
 	  "documented windows\n", layout, nrounds, total, bad, window);
-  t_ok (r == 0, "race %s: posix_fallocate succeeds", layout);
+  t_ok (r == 0, "race %s: posix_fallocate succeeds (errors or-ed: %ld)",
+	layout, r);
   t_ok (bad == 0, "race %s: no written block lost (%ld of %ld)", layout, bad,
 	total);
   t_ok (oversize == 0, "race %s: size 16 MiB, or up to 1 MiB of our zeros "
