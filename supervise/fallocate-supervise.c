@@ -108,7 +108,7 @@ main (int argc, char **argv)
      that (sv_nested's probe, COMMAND's, the anchor) are never left to
      init by a signal that kills us.  */
   sigprocmask (SIG_SETMASK, NULL, &mask);
-  sv_hold ();
+  sv_hold (&mask);
   /* Under a supervisor of ours (fallocate-shim --supervise sv_nested):
      it answers COMMAND's calls too, with its policy, and a second
      listener cannot be had.  COMMAND runs in our place.  */

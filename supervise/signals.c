@@ -199,10 +199,10 @@ held (int how)
    after COMMAND's process and the anchor were made, and before the
    handlers were there, would kill us and leave both to init.  */
 void
-sv_hold (void)
+sv_hold (const sigset_t *mask)
 {
   forwarding ();
-  sigprocmask (SIG_SETMASK, NULL, &started);
+  started = *mask;
   held (SIG_BLOCK);
 }
 
@@ -281,9 +281,10 @@ job (pid_t pid)
 /* Until COMMAND, process PID (PIDFD), has exited and no process under
    the filter is left (the listener hangs up), or a signal came that has
    nowhere to go (forward); meanwhile, job control.  COMMAND's status;
-   every signal but job control's stops blocked (sv_end).  Each end is known before the
-   process is reaped, so that a signal is never forwarded to a reused
-   id: COMMAND's, in our group; the anchor's, in its own.  */
+   every signal but job control's stops blocked (sv_end).  Each end is
+   known before the process is reaped, so that a signal is never
+   forwarded to a reused id: COMMAND's, in our group; the anchor's, in
+   its own.  */
 int
 sv_wait (pid_t pid, int pidfd)
 {
@@ -380,22 +381,16 @@ sv_block (const sigset_t *keep)
    the calls answered in threads of ours are (sv_apart_quiet).  Every
    signal but the forwarded ones is held meanwhile, as in sv_wait: one
    that would end us (32, SIGXCPU) does once they are done, with the
-   mask we started with (but 32 and 33, which no glibc program
-   blocks).  */
+   mask we started with, set by glibc's sigprocmask, which leaves 32
+   and 33 unblocked.  */
 _Noreturn void
 sv_end (int status)
 {
-  sigset_t m;
-
   sv_block (&forwarded);
   sv_apart_quiet ();
   if (ending)
     sv_finish (ending);
-  sigemptyset (&m);
-  for (int sig = 1; sig < NSIG; sig++)
-    if (sigismember (&started, sig) == 1)
-      sigaddset (&m, sig);
-  syscall (SYS_rt_sigprocmask, SIG_SETMASK, &m, NULL, _NSIG / 8);
+  sigprocmask (SIG_SETMASK, &started, NULL);
   sv_finish (status);
 }
 

@@ -101,7 +101,7 @@ void sv_restore (struct sv_self *s);
 
 /* signals.c */
 int sv_own_group (void);
-void sv_hold (void);
+void sv_hold (const sigset_t *mask);
 void sv_anchor (pid_t group);
 void sv_unanchor (void);
 void sv_forward (pid_t pid, int group);
